@@ -1,0 +1,76 @@
+//! AES-128, -192 or -256 chosen from the key length at run time, as the reference does.
+
+use cipher::consts::U16;
+use cipher::{BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, KeyInit};
+use core::fmt;
+
+use crate::Error;
+
+/// AES with the key size picked from the key: 16, 24 or 32 bytes.
+///
+/// The hardware backend (AES-NI, VAES, ARMv8 crypto extensions, or the constant-time
+/// software fallback) is picked at run time by the `aes` crate. With the `zeroize` feature the
+/// expanded key is wiped on drop. `Debug` shows the key size only.
+///
+/// ```
+/// let aes = riffpe::Aes::new_from_slice(&[7u8; 24])?;
+/// assert_eq!(aes.key_bits(), 192);
+/// assert!(riffpe::Aes::new_from_slice(&[7u8; 20]).is_err());
+/// # Ok::<(), riffpe::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Aes(Inner);
+
+#[derive(Clone)]
+enum Inner {
+    Aes128(aes::Aes128),
+    Aes192(aes::Aes192),
+    Aes256(aes::Aes256),
+}
+
+impl Aes {
+    /// Expands `key`; errors unless it is 16, 24 or 32 bytes long.
+    pub fn new_from_slice(key: &[u8]) -> Result<Self, Error> {
+        let invalid = |_| Error::InvalidKeyLength { len: key.len() };
+        Ok(Aes(match key.len() {
+            16 => Inner::Aes128(aes::Aes128::new_from_slice(key).map_err(invalid)?),
+            24 => Inner::Aes192(aes::Aes192::new_from_slice(key).map_err(invalid)?),
+            32 => Inner::Aes256(aes::Aes256::new_from_slice(key).map_err(invalid)?),
+            len => return Err(Error::InvalidKeyLength { len }),
+        }))
+    }
+
+    /// 128, 192 or 256.
+    pub fn key_bits(&self) -> u32 {
+        match self.0 {
+            Inner::Aes128(_) => 128,
+            Inner::Aes192(_) => 192,
+            Inner::Aes256(_) => 256,
+        }
+    }
+}
+
+impl fmt::Debug for Aes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Aes{} {{ .. }}", self.key_bits())
+    }
+}
+
+impl BlockSizeUser for Aes {
+    type BlockSize = U16;
+}
+
+impl BlockCipherEncrypt for Aes {
+    #[inline]
+    fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
+        // One match per call: callers run a whole message inside one closure.
+        match &self.0 {
+            Inner::Aes128(c) => c.encrypt_with_backend(f),
+            Inner::Aes192(c) => c.encrypt_with_backend(f),
+            Inner::Aes256(c) => c.encrypt_with_backend(f),
+        }
+    }
+}
+
+#[cfg(feature = "zeroize")]
+impl zeroize::ZeroizeOnDrop for Aes {}

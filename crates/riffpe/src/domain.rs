@@ -1,0 +1,197 @@
+//! Message domains: `l` digits of one radix (Riffpe) or of one radix each (RiffpeX).
+
+use crate::Error;
+
+/// A borrowed view of a domain: the radix of every digit position.
+///
+/// [`Domain::Uniform`] is Riffpe's domain and [`Domain::Mixed`] RiffpeX's; the two schemes also
+/// differ in their set-up prefix, so a `Mixed` domain whose radices are all equal is still RiffpeX.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Domain<'a> {
+    /// `digits` digits, each below `radix`.
+    Uniform {
+        /// Radix of every digit.
+        radix: u32,
+        /// Number of digits.
+        digits: usize,
+    },
+    /// Digit `i` is below `radices[i]`.
+    Mixed(&'a [u32]),
+}
+
+impl Domain<'_> {
+    /// Number of digits in a message.
+    #[inline]
+    pub fn digits(&self) -> usize {
+        match *self {
+            Domain::Uniform { digits, .. } => digits,
+            Domain::Mixed(radices) => radices.len(),
+        }
+    }
+
+    /// Radix of digit `index` (`None` past the last digit).
+    #[inline]
+    pub fn radix(&self, index: usize) -> Option<u32> {
+        match *self {
+            Domain::Uniform { radix, digits } => (index < digits).then_some(radix),
+            Domain::Mixed(radices) => radices.get(index).copied(),
+        }
+    }
+
+    /// The largest radix (0 for an empty domain).
+    pub fn max_radix(&self) -> u32 {
+        match *self {
+            Domain::Uniform { radix, .. } => radix,
+            Domain::Mixed(radices) => radices.iter().copied().max().unwrap_or(0),
+        }
+    }
+
+    /// Iterator over the radices, digit 0 first.
+    pub fn radices(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.digits()).map_while(|i| self.radix(i))
+    }
+
+    /// Checks that every digit of `message` is below its radix and that the length matches.
+    pub(crate) fn check_message(&self, message: &[u32]) -> Result<(), Error> {
+        if message.len() != self.digits() {
+            return Err(Error::MessageLength {
+                expected: self.digits(),
+                actual: message.len(),
+            });
+        }
+        for (index, (&digit, radix)) in message.iter().zip(self.radices()).enumerate() {
+            if digit >= radix {
+                return Err(Error::DigitOutOfRange {
+                    index,
+                    digit,
+                    radix,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Riffpe's domain: `digits` digits of one `radix`. Built by [`Riffpe`](crate::Riffpe)'s constructors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Uniform {
+    pub(crate) radix: u32,
+    pub(crate) digits: usize,
+}
+
+/// RiffpeX's domain: one radix per digit, kept in `R` (a `Vec<u32>`, an array, a `&'static [u32]` …).
+/// Built by [`RiffpeX`](crate::RiffpeX)'s constructors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mixed<R>(pub(crate) R);
+
+/// The domain of a cipher, sealed: [`Uniform`] or [`Mixed`].
+pub trait Radices: sealed::Sealed {
+    /// The borrowed view of this domain.
+    fn domain(&self) -> Domain<'_>;
+}
+
+impl Radices for Uniform {
+    #[inline]
+    fn domain(&self) -> Domain<'_> {
+        Domain::Uniform {
+            radix: self.radix,
+            digits: self.digits,
+        }
+    }
+}
+
+impl<R: AsRef<[u32]>> Radices for Mixed<R> {
+    #[inline]
+    fn domain(&self) -> Domain<'_> {
+        Domain::Mixed(self.0.as_ref())
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Uniform {}
+    impl<R: AsRef<[u32]>> Sealed for super::Mixed<R> {}
+}
+
+/// The parameters one digit step needs, derived once from a domain and checked against SPEC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// Bytes per encoded digit and index: 1, 2 or 4 (SPEC: element width `w`).
+    pub width: usize,
+    /// Bytes of keystream per value (SPEC: `b`).
+    pub bytes_per_value: usize,
+    /// The largest radix, which sizes the scratch.
+    pub max_radix: u32,
+}
+
+impl Layout {
+    /// Validates `domain` and `bytes_per_value` as SPEC's "Invalid parameters" requires.
+    pub fn new(domain: Domain<'_>, bytes_per_value: usize) -> Result<Self, Error> {
+        let digits = domain.digits();
+        if digits == 0 {
+            return Err(Error::NoDigits);
+        }
+        for (index, radix) in domain.radices().enumerate() {
+            if radix < 2 {
+                return Err(Error::InvalidRadix { index, radix });
+            }
+            if matches!(domain, Domain::Uniform { .. }) {
+                break; // one radix for all digits
+            }
+        }
+        if bytes_per_value == 0 {
+            return Err(Error::InvalidBytesPerValue { bytes_per_value });
+        }
+        let max_radix = domain.max_radix();
+        let width = match max_radix {
+            0..=0xff => 1,
+            0x100..=0xffff => 2,
+            _ => 4,
+        };
+        // The digit index is encoded in `width` bytes and the digit count in LE32.
+        let max_digits: u64 = match width {
+            1 => 0x100,
+            2 => 0x1_0000,
+            _ => u64::from(u32::MAX),
+        };
+        if digits as u64 > max_digits {
+            return Err(Error::TooManyDigits {
+                digits,
+                max: usize::try_from(max_digits).unwrap_or(usize::MAX),
+            });
+        }
+        let layout = Layout {
+            width,
+            bytes_per_value,
+            max_radix,
+        };
+        let needed = layout.scratch_bytes();
+        if needed > crate::MAX_SCRATCH_BYTES {
+            return Err(Error::ScratchTooLarge {
+                needed,
+                max: crate::MAX_SCRATCH_BYTES,
+            });
+        }
+        Ok(layout)
+    }
+
+    /// Keystream blocks of one step for the largest radix: `ceil(n·b / 16)`.
+    fn keystream_blocks(&self) -> u64 {
+        (u64::from(self.max_radix) * self.bytes_per_value as u64).div_ceil(16)
+    }
+
+    /// Total scratch bytes of one digit step, computed without overflow.
+    fn scratch_bytes(&self) -> u64 {
+        self.keystream_blocks()
+            .saturating_mul(16)
+            .saturating_add(u64::from(self.max_radix).saturating_mul(8))
+    }
+
+    /// Scratch one digit step needs; only called once `new` bounded it by the cap.
+    pub fn scratch_size(&self) -> crate::ScratchSize {
+        crate::ScratchSize {
+            keystream_bytes: (self.keystream_blocks() * 16) as usize,
+            keys: self.max_radix as usize,
+        }
+    }
+}

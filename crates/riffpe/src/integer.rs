@@ -1,0 +1,135 @@
+//! Integers as messages (SPEC: "Integers as messages"): `x` in `[0, N)` ↔ digits.
+
+use crate::{Domain, Error};
+
+/// Which digit is the least significant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DigitOrder {
+    /// Digit 0 is the least significant (the reference's default).
+    #[default]
+    LittleEndian,
+    /// Digit `l − 1` is the least significant (the reference CLI's `-B`).
+    BigEndian,
+}
+
+/// The integer types a message converts to and from: `u64` and `u128`.
+pub trait Integer: Copy + sealed::Sealed {
+    /// Bits of the type.
+    const BITS: u32;
+    #[doc(hidden)]
+    fn divrem(self, radix: u32) -> (Self, u32);
+    #[doc(hidden)]
+    fn mul_add(self, radix: u32, digit: u32) -> Option<Self>;
+    #[doc(hidden)]
+    fn is_zero(self) -> bool;
+    #[doc(hidden)]
+    fn from_u32(value: u32) -> Self;
+}
+
+macro_rules! impl_integer {
+    ($($t:ty),*) => {$(
+        impl Integer for $t {
+            const BITS: u32 = <$t>::BITS;
+            #[inline]
+            fn divrem(self, radix: u32) -> (Self, u32) {
+                let radix = <$t>::from(radix);
+                (self / radix, (self % radix) as u32)
+            }
+            #[inline]
+            fn mul_add(self, radix: u32, digit: u32) -> Option<Self> {
+                self.checked_mul(<$t>::from(radix))?.checked_add(<$t>::from(digit))
+            }
+            #[inline]
+            fn is_zero(self) -> bool {
+                self == 0
+            }
+            #[inline]
+            fn from_u32(value: u32) -> Self {
+                <$t>::from(value)
+            }
+        }
+    )*};
+}
+impl_integer!(u64, u128);
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u64 {}
+    impl Sealed for u128 {}
+}
+
+/// Positions from least to most significant.
+fn significance(digits: usize, order: DigitOrder) -> impl DoubleEndedIterator<Item = usize> {
+    let little = matches!(order, DigitOrder::LittleEndian);
+    (0..digits).map(move |k| if little { k } else { digits - 1 - k })
+}
+
+/// Writes the digits of `value` in `domain` to `out` (one per digit of the domain).
+///
+/// ```
+/// use riffpe::{Domain, integer::{to_digits, DigitOrder}};
+///
+/// let domain = Domain::Uniform { radix: 100, digits: 8 };
+/// let mut digits = [0; 8];
+/// to_digits(1234123456785678u64, domain, DigitOrder::LittleEndian, &mut digits)?;
+/// assert_eq!(digits, [78, 56, 78, 56, 34, 12, 34, 12]);
+/// to_digits(1234123456785678u64, domain, DigitOrder::BigEndian, &mut digits)?;
+/// assert_eq!(digits, [12, 34, 12, 34, 56, 78, 56, 78]);
+/// # Ok::<(), riffpe::Error>(())
+/// ```
+pub fn to_digits<T: Integer>(
+    value: T,
+    domain: Domain<'_>,
+    order: DigitOrder,
+    out: &mut [u32],
+) -> Result<(), Error> {
+    let digits = domain.digits();
+    if out.len() != digits {
+        return Err(Error::MessageLength {
+            expected: digits,
+            actual: out.len(),
+        });
+    }
+    let mut rest = value;
+    for position in significance(digits, order) {
+        let radix = domain.radix(position).unwrap_or(2).max(2);
+        let (quotient, digit) = rest.divrem(radix);
+        out[position] = digit;
+        rest = quotient;
+    }
+    if rest.is_zero() {
+        Ok(())
+    } else {
+        Err(Error::ValueOutOfDomain)
+    }
+}
+
+/// The integer whose digits in `domain` are `digits`.
+///
+/// Errors if a digit is not below its radix, or the value does not fit `T`.
+pub fn from_digits<T: Integer>(
+    digits: &[u32],
+    domain: Domain<'_>,
+    order: DigitOrder,
+) -> Result<T, Error> {
+    domain.check_message(digits)?;
+    let mut value = T::from_u32(0);
+    for position in significance(digits.len(), order).rev() {
+        let radix = domain.radix(position).unwrap_or(2);
+        value = value
+            .mul_add(radix, digits[position])
+            .ok_or(Error::DomainTooLarge { bits: T::BITS })?;
+    }
+    Ok(value)
+}
+
+/// `N`, the number of messages of `domain` (`n^l` or `∏ r_i`), if it fits `T`.
+pub fn domain_size<T: Integer>(domain: Domain<'_>) -> Result<T, Error> {
+    let mut size = T::from_u32(1);
+    for radix in domain.radices() {
+        size = size
+            .mul_add(radix, 0)
+            .ok_or(Error::DomainTooLarge { bits: T::BITS })?;
+    }
+    Ok(size)
+}

@@ -1,0 +1,101 @@
+//! Working memory of one digit step: the keystream and the selection keys.
+
+/// How much scratch one digit step needs: see [`Fpe::scratch_size`](crate::Fpe::scratch_size).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScratchSize {
+    /// Bytes of keystream: `ceil(n · bytes_per_value / 16) · 16` for the largest radix `n`.
+    pub keystream_bytes: usize,
+    /// Selection keys (`u64`): the largest radix.
+    pub keys: usize,
+}
+
+/// Caller-provided working memory, for use without an allocator.
+///
+/// Reused across calls, it makes encryption allocation-free. It holds keystream after a call;
+/// wipe the buffers if that matters for your threat model (`ScratchBuf` does so on drop with
+/// the `zeroize` feature).
+///
+/// ```
+/// use riffpe::{Riffpe, Scratch};
+///
+/// let fpe = Riffpe::new(10, 6, &[0x2b; 16], b"tweak")?;
+/// assert_eq!(fpe.scratch_size().keystream_bytes, 160);
+/// let (mut keystream, mut keys) = ([0u8; 160], [0u64; 10]);
+/// let mut scratch = Scratch::new(&mut keystream, &mut keys);
+///
+/// let mut digits = [1, 2, 3, 4, 5, 6];
+/// fpe.encrypt_with(&mut digits, &mut scratch)?;
+/// fpe.decrypt_with(&mut digits, &mut scratch)?;
+/// assert_eq!(digits, [1, 2, 3, 4, 5, 6]);
+/// # Ok::<(), riffpe::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Scratch<'a> {
+    pub(crate) keystream: &'a mut [u8],
+    pub(crate) keys: &'a mut [u64],
+}
+
+impl<'a> Scratch<'a> {
+    /// Wraps two buffers; their sizes are checked on each call against [`ScratchSize`].
+    pub fn new(keystream: &'a mut [u8], keys: &'a mut [u64]) -> Self {
+        Scratch { keystream, keys }
+    }
+}
+
+#[cfg(feature = "alloc")]
+pub use owned::ScratchBuf;
+
+#[cfg(feature = "alloc")]
+mod owned {
+    use super::{Scratch, ScratchSize};
+    use alloc::vec::Vec;
+
+    /// Heap-backed scratch that grows to the largest size asked of it (feature `alloc`).
+    ///
+    /// Keep one per thread and pass it to the `*_with` methods: after the first call nothing
+    /// is allocated again.
+    #[derive(Debug, Default)]
+    pub struct ScratchBuf {
+        keystream: Vec<u8>,
+        keys: Vec<u64>,
+    }
+
+    impl ScratchBuf {
+        /// An empty buffer; it grows on first use.
+        pub fn new() -> Self {
+            Self::default()
+        }
+
+        /// A buffer already of `size`.
+        pub fn with_size(size: ScratchSize) -> Self {
+            let mut buf = Self::new();
+            buf.reserve(size);
+            buf
+        }
+
+        /// Grows the buffers to at least `size`.
+        pub fn reserve(&mut self, size: ScratchSize) {
+            if self.keystream.len() < size.keystream_bytes {
+                self.keystream.resize(size.keystream_bytes, 0);
+            }
+            if self.keys.len() < size.keys {
+                self.keys.resize(size.keys, 0);
+            }
+        }
+
+        /// Borrows the buffers, grown to `size` first.
+        pub fn scratch(&mut self, size: ScratchSize) -> Scratch<'_> {
+            self.reserve(size);
+            Scratch::new(&mut self.keystream, &mut self.keys)
+        }
+    }
+
+    #[cfg(feature = "zeroize")]
+    impl Drop for ScratchBuf {
+        fn drop(&mut self) {
+            use zeroize::Zeroize;
+            self.keystream.zeroize();
+            self.keys.zeroize();
+        }
+    }
+}

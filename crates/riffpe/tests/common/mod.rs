@@ -1,0 +1,81 @@
+//! Shared by the integration tests: the vector format and the plain reference implementation.
+#![allow(dead_code)]
+
+pub mod reference;
+
+use serde_json::Value;
+
+/// One line of a vector file (`shared/vectors/*.jsonl` format).
+#[derive(Clone, Debug)]
+pub struct Vector {
+    pub line: usize,
+    /// `None` for Riffpe, the radices for RiffpeX.
+    pub radices: Option<Vec<u32>>,
+    pub radix: u32,
+    pub digits: usize,
+    pub bytes_per_value: usize,
+    pub key: Vec<u8>,
+    pub tweak: Vec<u8>,
+    pub plaintext: Vec<u32>,
+    pub ciphertext: Vec<u32>,
+}
+
+fn digits_of(v: &Value, field: &str, line: usize) -> Vec<u32> {
+    v[field]
+        .as_array()
+        .unwrap_or_else(|| panic!("line {line}: no {field}"))
+        .iter()
+        .map(|d| d.as_u64().expect("digit") as u32)
+        .collect()
+}
+
+pub fn parse_vectors(text: &str) -> Vec<Vector> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            let line = i + 1;
+            let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("line {line}: {e}"));
+            let scheme = v["scheme"].as_str().expect("scheme");
+            let radices = match scheme {
+                "riffpe" => None,
+                "riffpex" => Some(digits_of(&v, "radices", line)),
+                other => panic!("line {line}: unknown scheme {other}"),
+            };
+            Vector {
+                line,
+                radix: v["radix"].as_u64().unwrap_or(0) as u32,
+                digits: v["digits"].as_u64().expect("digits") as usize,
+                bytes_per_value: v["bytes_per_value"].as_u64().expect("bytes_per_value") as usize,
+                key: hex::decode(v["key"].as_str().expect("key")).expect("key hex"),
+                tweak: hex::decode(v["tweak"].as_str().expect("tweak")).expect("tweak hex"),
+                plaintext: digits_of(&v, "plaintext", line),
+                ciphertext: digits_of(&v, "ciphertext", line),
+                radices,
+            }
+        })
+        .collect()
+}
+
+pub fn public_vectors() -> Vec<Vector> {
+    parse_vectors(include_str!("../data/public.jsonl"))
+}
+
+/// A small deterministic generator for tests that must not depend on a seed file.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next_u64() as u8).collect()
+    }
+}

@@ -1,0 +1,3 @@
+//! The `riffpe` command (work in progress).
+
+fn main() {}

@@ -1,0 +1,3 @@
+//! `cargo xtask …` (work in progress).
+
+fn main() {}

@@ -1,1 +1,119 @@
-//! criterion benches live in `benches/`.
+//! Shared set-up of the benches: the key, the tweak, the configurations and fixed inputs.
+
+use cipher::consts::U16;
+use cipher::{BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser};
+
+/// The benches' key (hex `0123456789abcdef0123456789abcdef`).
+pub const KEY: [u8; 16] = [
+    0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+];
+
+/// The benches' tweak (hex `0011223344556677`).
+pub const TWEAK: [u8; 8] = [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77];
+
+/// A domain as the reference's benchmark names it.
+#[derive(Clone, Copy, Debug)]
+pub enum Config {
+    /// Riffpe(n, l) with `bytes_per_value`.
+    Riffpe(u32, usize, usize),
+    /// RiffpeX(radices) with 16 bytes per value.
+    RiffpeX(&'static [u32]),
+}
+
+/// One row of the per-op table: a label and its configuration for 6, 9 and 16 decimal digits.
+#[derive(Debug)]
+pub struct Row {
+    /// Row label (the criterion function id).
+    pub label: &'static str,
+    /// `(decimal digits, configuration)`.
+    pub configs: &'static [(u32, Config)],
+}
+
+/// The reference's 128-bit configurations plus Riffpe(100, 8) with 16 bytes per value.
+pub const ROWS: &[Row] = &[
+    Row {
+        label: "Riffpe n=10 b=18",
+        configs: &[
+            (6, Config::Riffpe(10, 6, 18)),
+            (9, Config::Riffpe(10, 9, 18)),
+            (16, Config::Riffpe(10, 16, 18)),
+        ],
+    },
+    Row {
+        label: "Riffpe n=100 b=18",
+        configs: &[
+            (6, Config::Riffpe(100, 3, 18)),
+            (16, Config::Riffpe(100, 8, 18)),
+        ],
+    },
+    Row {
+        label: "Riffpe n=1000 b=19",
+        configs: &[
+            (6, Config::Riffpe(1000, 2, 19)),
+            (9, Config::Riffpe(1000, 3, 19)),
+        ],
+    },
+    Row {
+        label: "RiffpeX small radices",
+        configs: &[
+            (6, Config::RiffpeX(&[25, 25, 40, 40])),
+            (9, Config::RiffpeX(&[25, 25, 25, 40, 40, 40])),
+            (
+                16,
+                Config::RiffpeX(&[25, 25, 25, 25, 25, 25, 25, 32, 32, 40, 40]),
+            ),
+        ],
+    },
+    Row {
+        label: "RiffpeX large radices",
+        configs: &[
+            (6, Config::RiffpeX(&[100, 100, 100])),
+            (9, Config::RiffpeX(&[50, 50, 50, 80, 100])),
+            (16, Config::RiffpeX(&[50, 50, 50, 50, 50, 50, 80, 80, 100])),
+        ],
+    },
+    Row {
+        label: "Riffpe n=100 b=16",
+        configs: &[(16, Config::Riffpe(100, 8, 16))],
+    },
+];
+
+/// A random but fixed 64-bit sequence (SplitMix64).
+pub fn fixed_random(seed: u64, count: usize) -> Vec<u64> {
+    let mut state = seed;
+    (0..count)
+        .map(|_| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        })
+        .collect()
+}
+
+/// `blocks` AES encryptions, each of the previous output, inside one backend closure: the
+/// latency floor of a Riffpe message that needs that many chained blocks.
+pub fn aes_chain<C: BlockCipherEncrypt<BlockSize = U16>>(
+    cipher: &C,
+    blocks: usize,
+    block: &mut [u8; 16],
+) {
+    struct Chain<'a> {
+        blocks: usize,
+        block: &'a mut [u8; 16],
+    }
+    impl BlockSizeUser for Chain<'_> {
+        type BlockSize = U16;
+    }
+    impl BlockCipherEncClosure for Chain<'_> {
+        fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
+            let mut state = cipher::Array(*self.block);
+            for _ in 0..self.blocks {
+                backend.encrypt_block_inplace(&mut state);
+            }
+            *self.block = state.0;
+        }
+    }
+    cipher.encrypt_with_backend(Chain { blocks, block });
+}

@@ -122,6 +122,8 @@ pub(crate) struct Layout {
     pub bytes_per_value: usize,
     /// The largest radix, which sizes the scratch.
     pub max_radix: u32,
+    /// Digits per message.
+    pub digits: usize,
 }
 
 impl Layout {
@@ -164,6 +166,7 @@ impl Layout {
             width,
             bytes_per_value,
             max_radix,
+            digits,
         };
         let needed = layout.scratch_bytes();
         if needed > crate::MAX_SCRATCH_BYTES {
@@ -180,18 +183,44 @@ impl Layout {
         (u64::from(self.max_radix) * self.bytes_per_value as u64).div_ceil(16)
     }
 
-    /// Total scratch bytes of one digit step, computed without overflow.
-    fn scratch_bytes(&self) -> u64 {
-        self.keystream_blocks()
-            .saturating_mul(16)
-            .saturating_add(u64::from(self.max_radix).saturating_mul(8))
+    /// Bytes of the padded digit buffer a step's CBC-MAC reads: `pkcs7((l + 1)·w)`.
+    pub fn mac_len(&self) -> usize {
+        ((self.digits + 1) * self.width / 16 + 1) * 16
     }
 
-    /// Scratch one digit step needs; only called once `new` bounded it by the cap.
-    pub fn scratch_size(&self) -> crate::ScratchSize {
+    /// Bytes of one lane's keystream buffer. It first holds the CBC-MAC input, then the
+    /// keystream, plus 16 bytes of slack so that a key can always read 8 bytes at a value.
+    fn keystream_stride_u64(&self) -> u64 {
+        (self.keystream_blocks().saturating_mul(16)).max(self.mac_len() as u64) + 16
+    }
+
+    /// Entries of one lane's key buffer: a key per value, then the bucket counts.
+    fn keys_stride_u64(&self) -> u64 {
+        let buckets = crate::select::KeyLayout::new(self.max_radix, self.bytes_per_value).buckets();
+        u64::from(self.max_radix) + buckets as u64
+    }
+
+    /// Total scratch bytes of one lane, computed without overflow.
+    fn scratch_bytes(&self) -> u64 {
+        self.keystream_stride_u64()
+            .saturating_add(self.keys_stride_u64().saturating_mul(8))
+    }
+
+    /// One lane's keystream buffer (only called once `new` bounded it by the cap).
+    pub fn keystream_stride(&self) -> usize {
+        self.keystream_stride_u64() as usize
+    }
+
+    /// One lane's key buffer.
+    pub fn keys_stride(&self) -> usize {
+        self.keys_stride_u64() as usize
+    }
+
+    /// Scratch for `lanes` messages in lockstep.
+    pub fn scratch_size(&self, lanes: usize) -> crate::ScratchSize {
         crate::ScratchSize {
-            keystream_bytes: (self.keystream_blocks() * 16) as usize,
-            keys: self.max_radix as usize,
+            keystream_bytes: lanes * self.keystream_stride(),
+            keys: lanes * self.keys_stride(),
         }
     }
 }

@@ -19,8 +19,9 @@ pub struct ScratchSize {
 /// use riffpe::{Riffpe, Scratch};
 ///
 /// let fpe = Riffpe::new(10, 6, &[0x2b; 16], b"tweak")?;
-/// assert_eq!(fpe.scratch_size().keystream_bytes, 160);
-/// let (mut keystream, mut keys) = ([0u8; 160], [0u64; 10]);
+/// let size = fpe.scratch_size(); // 10 values of 16 bytes, with slack; a key and a bucket each
+/// assert_eq!((size.keystream_bytes, size.keys), (176, 26));
+/// let (mut keystream, mut keys) = ([0u8; 176], [0u64; 26]);
 /// let mut scratch = Scratch::new(&mut keystream, &mut keys);
 ///
 /// let mut digits = [1, 2, 3, 4, 5, 6];

@@ -1,34 +1,65 @@
 //! The permutation of one digit step, read off its keystream (SPEC: "Sort the pairs (v_k, k)").
 //!
-//! Pairs are never sorted. Each value becomes a 64-bit key: its leading bits above, its index in
-//! the low `index_bits`. Keys order exactly as pairs do unless two leading parts are equal and the
-//! values are longer than the leading part; then (and only then) the full values are compared.
-//! Forward is a selection in expected O(n), inverse one counting pass.
+//! Pairs are never sorted. Each value becomes a 64-bit key: its leading bits above, its index
+//! in the low `index_bits`, so keys order as pairs do unless two leading parts are equal and
+//! the values are longer than the leading part; only then are whole values compared.
+//!
+//! Keys are made while the keystream is generated, where they cost nothing: each AES block
+//! waits on the one before, and the ALU is idle meanwhile. Forward (π) also counts keys per
+//! bucket of leading bits there; selecting the x-th key then looks at one small bucket.
+//! Inverse (π⁻¹) counts the keys below one key in a single branch-free pass.
 
 use core::cmp::Ordering;
 
-/// The `n` values of one keystream, `bytes_per_value` bytes each, big-endian.
-pub(crate) struct Values<'a> {
-    keystream: &'a [u8],
+/// Most buckets per step: 256 counters keep the per-lane histogram small and cheap to clear.
+pub(crate) const MAX_BUCKETS: usize = 256;
+
+/// The constants of one digit step: radix, value length and how keys are laid out.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KeyLayout {
+    /// Radix of this step (`n ≥ 2`).
+    pub n: u32,
     bytes_per_value: usize,
-    /// Bits holding the index at the bottom of a key.
     index_bits: u32,
+    /// Leading value bits kept in a key (the top `8·min(b, 8)` bits, less the index bits).
+    value_mask: u64,
     /// True when a key holds its whole value, so key order is pair order.
     exact: bool,
+    bucket_shift: u32,
+    /// Bytes of keystream that must exist before value `k`'s key can be made: `k·b + lead`.
+    lead: usize,
 }
 
-impl<'a> Values<'a> {
-    /// `keystream` must hold at least `n · bytes_per_value` bytes, `n ≥ 1`.
+impl KeyLayout {
     #[inline]
-    pub fn new(keystream: &'a [u8], n: u32, bytes_per_value: usize) -> Self {
+    pub fn new(n: u32, bytes_per_value: usize) -> Self {
         let index_bits = u32::BITS - (n - 1).leading_zeros();
-        let exact = bytes_per_value * 8 <= (u64::BITS - index_bits) as usize;
-        Values {
-            keystream,
+        let lead = bytes_per_value.min(8);
+        let value_bits = 8 * lead as u32;
+        let index_mask = (1u64 << index_bits) - 1;
+        let value_mask = (u64::MAX << (64 - value_bits)) & !index_mask;
+        let bucket_bits = index_bits.min(MAX_BUCKETS.trailing_zeros());
+        KeyLayout {
+            n,
             bytes_per_value,
             index_bits,
-            exact,
+            value_mask,
+            exact: bytes_per_value * 8 <= (u64::BITS - index_bits) as usize,
+            bucket_shift: u64::BITS - bucket_bits,
+            lead,
         }
+    }
+
+    /// Buckets of this step's histogram.
+    #[inline]
+    pub fn buckets(&self) -> usize {
+        1 << (u64::BITS - self.bucket_shift)
+    }
+
+    /// Keystream bytes needed before the key of value `k` can be made.
+    #[inline]
+    pub fn ready_at(&self, k: usize) -> usize {
+        k * self.bytes_per_value + self.lead
     }
 
     #[inline]
@@ -36,68 +67,89 @@ impl<'a> Values<'a> {
         (1u64 << self.index_bits) - 1
     }
 
-    /// Value `k` as bytes.
-    #[inline]
-    fn value(&self, k: u64) -> &[u8] {
-        let start = k as usize * self.bytes_per_value;
-        &self.keystream[start..start + self.bytes_per_value]
-    }
-
-    /// The ordering key of value `k`: leading bits of `v_k`, then `k`.
-    #[inline]
-    fn key(&self, k: u32) -> u64 {
-        let value = self.value(u64::from(k));
+    /// The key of value `k`. The keystream holds 8 readable bytes from every value's start
+    /// (scratch has slack), and bytes past the value are masked off.
+    #[inline(always)]
+    pub fn key(&self, keystream: &[u8], k: usize) -> u64 {
+        let start = k * self.bytes_per_value;
         let mut leading = [0u8; 8];
-        let take = value.len().min(8);
-        leading[..take].copy_from_slice(&value[..take]);
-        (u64::from_be_bytes(leading) & !self.index_mask()) | u64::from(k)
+        leading.copy_from_slice(&keystream[start..start + 8]);
+        (u64::from_be_bytes(leading) & self.value_mask) | k as u64
     }
 
-    /// `(v_a, a) < (v_b, b)` for two keys.
-    #[inline]
-    fn less(&self, a: u64, b: u64) -> bool {
-        if self.exact || (a ^ b) >> self.index_bits != 0 {
-            a < b
-        } else {
-            self.tie_cmp(a, b) == Ordering::Less
-        }
+    #[inline(always)]
+    pub fn bucket(&self, key: u64) -> usize {
+        (key >> self.bucket_shift) as usize
+    }
+
+    /// Whole pairs, for keys whose leading parts are equal.
+    #[cold]
+    fn tie_cmp(&self, keystream: &[u8], a: u64, b: u64) -> Ordering {
+        let mask = self.index_mask();
+        let (ia, ib) = ((a & mask) as usize, (b & mask) as usize);
+        let value = |i: usize| &keystream[i * self.bytes_per_value..(i + 1) * self.bytes_per_value];
+        value(ia).cmp(value(ib)).then(ia.cmp(&ib))
     }
 
     #[inline]
-    fn cmp(&self, a: u64, b: u64) -> Ordering {
-        if self.exact || (a ^ b) >> self.index_bits != 0 {
+    fn cmp(&self, keystream: &[u8], a: u64, b: u64) -> Ordering {
+        if self.exact || (a ^ b) & self.value_mask != 0 {
             a.cmp(&b)
         } else {
-            self.tie_cmp(a, b)
+            self.tie_cmp(keystream, a, b)
         }
     }
 
-    /// Leading bits equal: compare whole values, then indices. Practically never taken for
-    /// `bytes_per_value ≥ 8` (a 2^-50 event), taken often for short values that are not exact.
-    #[cold]
-    fn tie_cmp(&self, a: u64, b: u64) -> Ordering {
-        let mask = self.index_mask();
-        let (ia, ib) = (a & mask, b & mask);
-        self.value(ia).cmp(self.value(ib)).then(ia.cmp(&ib))
-    }
-
-    /// π(x): the index of the x-th smallest pair, using `keys[..n]` as working memory.
-    pub fn forward(&self, n: u32, x: u32, keys: &mut [u64]) -> u32 {
-        let keys = &mut keys[..n as usize];
-        for (k, slot) in (0..n).zip(keys.iter_mut()) {
-            *slot = self.key(k);
+    /// π(x): the index of the x-th smallest pair.
+    ///
+    /// `keys[..n]` holds every key and `counts[..buckets]` how many fall in each bucket; both
+    /// are consumed (keys are reordered).
+    #[inline]
+    pub fn forward(&self, keystream: &[u8], keys: &mut [u64], counts: &[u64], x: u32) -> u32 {
+        // The bucket holding the x-th key, and how many keys lie in buckets before it.
+        let x = u64::from(x);
+        let mut below = 0u64;
+        let mut bucket = 0;
+        for (b, &count) in counts.iter().enumerate() {
+            if below + count > x {
+                bucket = b;
+                break;
+            }
+            below += count;
         }
-        let (_, nth, _) = keys.select_nth_unstable_by(x as usize, |&a, &b| self.cmp(a, b));
+        // Move that bucket's keys to the front (branch-free compaction, in place).
+        let keys = &mut keys[..self.n as usize];
+        let mut len = 0;
+        for j in 0..keys.len() {
+            let key = keys[j];
+            keys[len] = key;
+            len += usize::from(self.bucket(key) == bucket);
+        }
+        // Pairs with equal leading parts share a bucket, so whole-value ties are settled here.
+        let rank = (x - below) as usize;
+        let (_, nth, _) =
+            keys[..len].select_nth_unstable_by(rank, |&a, &b| self.cmp(keystream, a, b));
         (*nth & self.index_mask()) as u32
     }
 
-    /// π⁻¹(k): the rank of pair `k`, counting the pairs below it.
-    pub fn inverse(&self, n: u32, k: u32) -> u32 {
-        let pivot = self.key(k);
-        let mut rank = 0u32;
-        for j in 0..n {
-            rank += u32::from(self.less(self.key(j), pivot));
+    /// π⁻¹(k): the rank of pair `k` among `keys[..n]`.
+    #[inline]
+    pub fn inverse(&self, keystream: &[u8], keys: &[u64], k: u32) -> u32 {
+        let keys = &keys[..self.n as usize];
+        let pivot = keys[k as usize];
+        let mut below = 0u32;
+        let mut same_lead = 0u32;
+        for &key in keys {
+            below += u32::from(key < pivot);
+            same_lead += u32::from((key ^ pivot) & self.value_mask == 0);
         }
-        rank
+        if self.exact || same_lead == 1 {
+            below
+        } else {
+            // Another value shares the pivot's leading bits: compare those in full.
+            keys.iter()
+                .filter(|&&key| self.cmp(keystream, key, pivot) == Ordering::Less)
+                .count() as u32
+        }
     }
 }

@@ -145,27 +145,32 @@ fn digit_not_below_its_radix_leaves_message_unchanged() {
 fn scratch_smaller_than_a_keystream() {
     let fpe = Riffpe::new(100, 8, &KEY, b"").unwrap();
     let need = fpe.scratch_size();
-    assert_eq!((need.keystream_bytes, need.keys), (1600, 100));
-    let (mut ks, mut keys) = (vec![0u8; 1599], vec![0u64; 100]);
+    // At least the 100 values of 16 bytes and a key per value.
+    assert!(need.keystream_bytes >= 1600 && need.keys >= 100, "{need:?}");
     let mut m = [0; 8];
+    let (mut ks, mut keys) = (vec![0u8; need.keystream_bytes - 1], vec![0u64; need.keys]);
     let err = fpe
         .encrypt_with(&mut m, &mut Scratch::new(&mut ks, &mut keys))
         .unwrap_err();
     assert_eq!(
         err,
         Error::ScratchTooSmall {
-            keystream_needed: 1600,
-            keystream_given: 1599,
-            keys_needed: 100,
-            keys_given: 100
+            keystream_needed: need.keystream_bytes,
+            keystream_given: need.keystream_bytes - 1,
+            keys_needed: need.keys,
+            keys_given: need.keys
         }
     );
-    let (mut ks, mut keys) = (vec![0u8; 1600], vec![0u64; 99]);
+    let (mut ks, mut keys) = (vec![0u8; need.keystream_bytes], vec![0u64; need.keys - 1]);
     assert!(matches!(
         fpe.decrypt_with(&mut m, &mut Scratch::new(&mut ks, &mut keys)),
-        Err(Error::ScratchTooSmall { keys_given: 99, .. })
+        Err(Error::ScratchTooSmall { keys_given, .. }) if keys_given == need.keys - 1
     ));
     assert_eq!(m, [0; 8]);
+    // Exactly the size asked for works.
+    let (mut ks, mut keys) = (vec![0u8; need.keystream_bytes], vec![0u64; need.keys]);
+    fpe.encrypt_with(&mut m, &mut Scratch::new(&mut ks, &mut keys))
+        .unwrap();
 }
 
 #[test]

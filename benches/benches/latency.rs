@@ -1,0 +1,86 @@
+//! Per-message latency: Riffpe and RiffpeX in the reference's configurations, FF1 on the same
+//! numbers, and the chained-AES floor, all in one run.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use fpe::ff1::{FF1, FlexibleNumeralString};
+use riffpe::{Riffpe, RiffpeX, ScratchBuf};
+use riffpe_benches::{Config, KEY, ROWS, TWEAK, aes_chain, fixed_random};
+
+fn message(radices: &[u32], seed: u64) -> Vec<u32> {
+    let r = fixed_random(seed, radices.len());
+    r.iter()
+        .zip(radices)
+        .map(|(&x, &n)| (x % u64::from(n)) as u32)
+        .collect()
+}
+
+fn riffpe_latency(c: &mut Criterion) {
+    for (group_name, encrypt) in [("latency-encrypt", true), ("latency-decrypt", false)] {
+        let mut group = c.benchmark_group(group_name);
+        for row in ROWS {
+            for &(decimal, config) in row.configs {
+                let id = BenchmarkId::new(row.label, decimal);
+                let mut scratch = ScratchBuf::new();
+                macro_rules! bench {
+                    ($fpe:expr, $radices:expr) => {{
+                        let fpe = $fpe.expect("valid configuration");
+                        let mut m = message(&$radices, u64::from(decimal));
+                        let mut s = scratch.scratch(fpe.scratch_size());
+                        group.bench_function(id, |b| {
+                            if encrypt {
+                                b.iter(|| fpe.encrypt_with(black_box(&mut m), &mut s))
+                            } else {
+                                b.iter(|| fpe.decrypt_with(black_box(&mut m), &mut s))
+                            }
+                        });
+                    }};
+                }
+                match config {
+                    Config::Riffpe(n, l, bpv) => bench!(
+                        Riffpe::with_bytes_per_value(n, l, &KEY, &TWEAK, bpv),
+                        vec![n; l]
+                    ),
+                    Config::RiffpeX(radices) => bench!(
+                        RiffpeX::with_bytes_per_value(radices, &KEY, &TWEAK, 16),
+                        radices.to_vec()
+                    ),
+                }
+            }
+        }
+        // FF1 (NIST SP 800-38G, AES-128) on the same decimal numbers: the established peer.
+        let ff1 = FF1::<aes::Aes128>::new(&KEY, 10).expect("radix 10");
+        for decimal in [6u32, 9, 16] {
+            let digits: Vec<u16> = message(&vec![10; decimal as usize], 99)
+                .into_iter()
+                .map(|d| d as u16)
+                .collect();
+            let plain = FlexibleNumeralString::from(digits);
+            let cipher = ff1.encrypt(&TWEAK, &plain).expect("valid numeral string");
+            group.bench_function(BenchmarkId::new("FF1 radix 10", decimal), |b| {
+                if encrypt {
+                    b.iter(|| ff1.encrypt(&TWEAK, black_box(&plain)))
+                } else {
+                    b.iter(|| ff1.decrypt(&TWEAK, black_box(&cipher)))
+                }
+            });
+        }
+        group.finish();
+    }
+}
+
+/// The floor for Riffpe(100, 8) with 16 bytes per value: 2 passes x 8 digits x (1 CBC-MAC
+/// block + 100 keystream blocks) = 1616 chained blocks.
+fn aes_chain_floor(c: &mut Criterion) {
+    let mut group = c.benchmark_group("aes-chain");
+    let aes = riffpe::Aes::new_from_slice(&KEY).expect("16-byte key");
+    let mut block = [7u8; 16];
+    group.bench_function("aes_chain 1616 blocks", |b| {
+        b.iter(|| aes_chain(&aes, 1616, black_box(&mut block)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, aes_chain_floor, riffpe_latency);
+criterion_main!(benches);

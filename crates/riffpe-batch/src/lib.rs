@@ -25,7 +25,7 @@ use core::fmt;
 use cipher::BlockCipherEncrypt;
 use cipher::consts::U16;
 use rayon::prelude::*;
-use riffpe::integer::{DigitOrder, Integer, from_digits, to_digits};
+use riffpe::integer::{DigitOrder, Integer, domain_size, from_digits, to_digits};
 use riffpe::{Fpe, Radices, ScratchBuf};
 
 /// How a batch is processed. Every mode gives the same output.
@@ -61,8 +61,12 @@ impl std::error::Error for BatchError {
     }
 }
 
-/// Messages per parallel chunk: large enough to amortise scheduling, small enough to balance.
-const CHUNK: usize = 512;
+/// Messages per chunk: the unit of work of a thread, and of the sequential modes' buffers.
+/// Large enough to amortise scheduling and fill every lane, small enough to balance.
+const CHUNK: usize = 1024;
+
+/// The most lockstep scratch per thread; radices large enough to exceed it get fewer lanes.
+const MAX_LANE_SCRATCH: usize = 32 << 20;
 
 /// Batch operations over one cipher object.
 pub struct Batch<'f, D, C> {
@@ -87,6 +91,13 @@ impl<D, C> Clone for Batch<'_, D, C> {
     }
 }
 impl<D, C> Copy for Batch<'_, D, C> {}
+
+/// One thread's working memory: digits of a chunk and the cipher's scratch. Reused across
+/// chunks, so nothing is allocated per message.
+struct Workspace {
+    digits: Vec<u32>,
+    scratch: ScratchBuf,
+}
 
 impl<'f, D, C> Batch<'f, D, C>
 where
@@ -115,65 +126,111 @@ where
     }
 
     /// Encrypts every integer in place.
+    ///
+    /// Errors, before changing anything, if the domain's size does not fit `T` (a ciphertext
+    /// might not) or an integer is not below it.
     pub fn encrypt_ints<T: Integer + Send>(&self, values: &mut [T]) -> Result<(), BatchError> {
         self.ints(values, true)
     }
 
-    /// Decrypts every integer in place.
+    /// Decrypts every integer in place (errors as [`Batch::encrypt_ints`]).
     pub fn decrypt_ints<T: Integer + Send>(&self, values: &mut [T]) -> Result<(), BatchError> {
         self.ints(values, false)
     }
 
-    /// Encrypts a flat array of messages, `digits()` digits each.
+    /// Encrypts a flat array of messages, [`Fpe::digits`] digits each.
     pub fn encrypt_digits(&self, digits: &mut [u32]) -> Result<(), BatchError> {
         self.digits(digits, true)
     }
 
-    /// Decrypts a flat array of messages, `digits()` digits each.
+    /// Decrypts a flat array of messages, [`Fpe::digits`] digits each.
     pub fn decrypt_digits(&self, digits: &mut [u32]) -> Result<(), BatchError> {
         self.digits(digits, false)
+    }
+
+    /// Scratch for as many lanes as the backend runs, within [`MAX_LANE_SCRATCH`].
+    fn scratch_size(&self) -> riffpe::ScratchSize {
+        let one = self.fpe.scratch_size();
+        if self.mode == Mode::Single {
+            return one;
+        }
+        let per_lane = one.keystream_bytes + 8 * one.keys;
+        let lanes = self.fpe.lanes().min(MAX_LANE_SCRATCH / per_lane).max(1);
+        riffpe::ScratchSize {
+            keystream_bytes: one.keystream_bytes * lanes,
+            keys: one.keys * lanes,
+        }
+    }
+
+    fn workspace(&self) -> Workspace {
+        Workspace {
+            digits: vec![0; CHUNK * self.fpe.digits()],
+            scratch: ScratchBuf::with_size(self.scratch_size()),
+        }
+    }
+
+    /// Encrypts or decrypts `digits` (whole messages) with the batch's mode on one thread.
+    fn run_chunk(
+        &self,
+        digits: &mut [u32],
+        scratch: &mut ScratchBuf,
+        encrypt: bool,
+    ) -> Result<(), riffpe::Error> {
+        let mut scratch = scratch.scratch(self.scratch_size());
+        match (self.mode, encrypt) {
+            (Mode::Single, true) => digits
+                .chunks_exact_mut(self.fpe.digits())
+                .try_for_each(|m| self.fpe.encrypt_with(m, &mut scratch)),
+            (Mode::Single, false) => digits
+                .chunks_exact_mut(self.fpe.digits())
+                .try_for_each(|m| self.fpe.decrypt_with(m, &mut scratch)),
+            (_, true) => self.fpe.encrypt_many_with(digits, &mut scratch),
+            (_, false) => self.fpe.decrypt_many_with(digits, &mut scratch),
+        }
     }
 
     fn ints<T: Integer + Send>(&self, values: &mut [T], encrypt: bool) -> Result<(), BatchError> {
         let domain = self.fpe.domain();
         let l = domain.digits();
-        let mut digits = vec![0u32; l];
         // Check everything first, so an error leaves the batch untouched.
-        for (index, &v) in values.iter().enumerate() {
-            to_digits(v, domain, self.order, &mut digits)
-                .map_err(|error| BatchError { index, error })?;
+        let size: T = domain_size(domain).map_err(|error| BatchError { index: 0, error })?;
+        if let Some(index) = values.iter().position(|&v| v >= size) {
+            return Err(BatchError {
+                index,
+                error: riffpe::Error::ValueOutOfDomain,
+            });
         }
-        let run = |chunk: &mut [T], first: usize| -> Result<(), BatchError> {
-            let mut scratch = ScratchBuf::with_size(self.fpe.scratch_size());
-            let mut digits = vec![0u32; l];
-            for (i, v) in chunk.iter_mut().enumerate() {
-                let err = |error| BatchError {
-                    index: first + i,
-                    error,
-                };
-                to_digits(*v, domain, self.order, &mut digits).map_err(err)?;
-                let mut s = scratch.scratch(self.fpe.scratch_size());
-                if encrypt {
-                    self.fpe.encrypt_with(&mut digits, &mut s).map_err(err)?;
-                } else {
-                    self.fpe.decrypt_with(&mut digits, &mut s).map_err(err)?;
-                }
-                *v = from_digits(&digits, domain, self.order).map_err(err)?;
+        let order = self.order;
+        let run = |work: &mut Workspace, chunk: &mut [T]| -> Result<(), riffpe::Error> {
+            let digits = &mut work.digits[..chunk.len() * l];
+            for (v, m) in chunk.iter().zip(digits.chunks_exact_mut(l)) {
+                to_digits(*v, domain, order, m)?;
+            }
+            self.run_chunk(digits, &mut work.scratch, encrypt)?;
+            for (v, m) in chunk.iter_mut().zip(digits.chunks_exact(l)) {
+                *v = from_digits(m, domain, order)?;
             }
             Ok(())
         };
+        let unexpected = |error| BatchError { index: 0, error };
         match self.mode {
-            Mode::Single | Mode::Lockstep => run(values, 0),
+            Mode::Single | Mode::Lockstep => {
+                let mut work = self.workspace();
+                values
+                    .chunks_mut(CHUNK)
+                    .try_for_each(|chunk| run(&mut work, chunk))
+                    .map_err(unexpected)
+            }
             Mode::Parallel => values
                 .par_chunks_mut(CHUNK)
-                .enumerate()
-                .try_for_each(|(c, chunk)| run(chunk, c * CHUNK)),
+                .try_for_each_init(|| self.workspace(), run)
+                .map_err(unexpected),
         }
     }
 
     fn digits(&self, digits: &mut [u32], encrypt: bool) -> Result<(), BatchError> {
         let l = self.fpe.digits();
-        if digits.len() % l != 0 {
+        if !digits.len().is_multiple_of(l) {
             return Err(BatchError {
                 index: digits.len() / l,
                 error: riffpe::Error::MessageLength {
@@ -182,22 +239,6 @@ where
                 },
             });
         }
-        let run = |chunk: &mut [u32], first: usize| -> Result<(), BatchError> {
-            let mut scratch = ScratchBuf::with_size(self.fpe.scratch_size());
-            for (i, m) in chunk.chunks_exact_mut(l).enumerate() {
-                let err = |error| BatchError {
-                    index: first + i,
-                    error,
-                };
-                let mut s = scratch.scratch(self.fpe.scratch_size());
-                if encrypt {
-                    self.fpe.encrypt_with(m, &mut s).map_err(err)?;
-                } else {
-                    self.fpe.decrypt_with(m, &mut s).map_err(err)?;
-                }
-            }
-            Ok(())
-        };
         // Check everything first, so an error leaves the batch untouched.
         let domain = self.fpe.domain();
         for (index, m) in digits.chunks_exact(l).enumerate() {
@@ -214,12 +255,21 @@ where
                 }
             }
         }
+        let run =
+            |scratch: &mut ScratchBuf, chunk: &mut [u32]| self.run_chunk(chunk, scratch, encrypt);
+        let unexpected = |error| BatchError { index: 0, error };
         match self.mode {
-            Mode::Single | Mode::Lockstep => run(digits, 0),
+            Mode::Single | Mode::Lockstep => {
+                let mut scratch = ScratchBuf::with_size(self.scratch_size());
+                digits
+                    .chunks_mut(CHUNK * l)
+                    .try_for_each(|chunk| run(&mut scratch, chunk))
+                    .map_err(unexpected)
+            }
             Mode::Parallel => digits
                 .par_chunks_mut(CHUNK * l)
-                .enumerate()
-                .try_for_each(|(c, chunk)| run(chunk, c * CHUNK)),
+                .try_for_each_init(|| ScratchBuf::with_size(self.scratch_size()), run)
+                .map_err(unexpected),
         }
     }
 }

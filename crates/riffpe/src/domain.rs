@@ -194,7 +194,7 @@ impl Layout {
         (self.keystream_blocks().saturating_mul(16)).max(self.mac_len() as u64) + 16
     }
 
-    /// Entries of one lane's key buffer: a key per value, then the bucket counts.
+    /// Entries of the key buffer: a key per value, then the bucket counts.
     fn keys_stride_u64(&self) -> u64 {
         let buckets = crate::select::KeyLayout::new(self.max_radix, self.bytes_per_value).buckets();
         u64::from(self.max_radix) + buckets as u64
@@ -216,11 +216,12 @@ impl Layout {
         self.keys_stride_u64() as usize
     }
 
-    /// Scratch for `lanes` messages in lockstep.
+    /// Scratch for `lanes` messages in lockstep: a keystream per lane, keys for one lane at
+    /// a time.
     pub fn scratch_size(&self, lanes: usize) -> crate::ScratchSize {
         crate::ScratchSize {
             keystream_bytes: lanes * self.keystream_stride(),
-            keys: lanes * self.keys_stride(),
+            keys: self.keys_stride(),
         }
     }
 }

@@ -15,7 +15,7 @@ use cipher::{
 };
 
 use crate::domain::{Domain, Layout};
-use crate::select::KeyLayout;
+use crate::select::{Histogram, KeyLayout};
 use crate::{Error, Scratch};
 
 /// One AES block.
@@ -197,8 +197,8 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
     }
     // As many lanes as the backend runs at once, the messages need and the scratch holds.
     let one = layout.scratch_size(1);
-    let fit = (scratch.keystream.len() / one.keystream_bytes).min(scratch.keys.len() / one.keys);
-    if fit == 0 {
+    let fit = scratch.keystream.len() / one.keystream_bytes;
+    if fit == 0 || scratch.keys.len() < one.keys {
         return Err(Error::ScratchTooSmall {
             keystream_needed: one.keystream_bytes,
             keystream_given: scratch.keystream.len(),
@@ -289,7 +289,7 @@ struct Group<'a, B: BlockCipherEncBackend<BlockSize = U16>> {
     layout: &'a Layout,
     /// Per lane: the CBC-MAC input, then the keystream (`layout.keystream_stride()` bytes).
     keystream: &'a mut [u8],
-    /// Per lane: keys, then bucket counts (`layout.keys_stride()` entries).
+    /// The keys of one lane's values, then its bucket counts (`layout.keys_stride()` entries).
     keys: &'a mut [u64],
     /// One AES chain per lane.
     states: ParBlocks<B>,
@@ -353,77 +353,52 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             self.encrypt_states(lanes);
         }
 
-        // Keystream S_1 || S_2 || …, keys made as soon as their leading bytes exist.
+        // Keystream S_1 || S_2 || …, then m_i = π(m_i) or π⁻¹(m_i).
         let forward = direction == Direction::Encrypt;
-        let buckets = keyed.buckets();
-        if forward {
-            for lane in 0..lanes {
-                self.keys[lane * keys_stride + n as usize..][..buckets].fill(0);
-            }
-        }
         let blocks = (n as usize * self.layout.bytes_per_value).div_ceil(16);
-        // Makes the keys of every value whose leading bytes are among the first `produced`.
-        let make_keys = |keystream: &[u8], keys: &mut [u64], produced: usize, next: &mut usize| {
-            while *next < n as usize && keyed.ready_at(*next) <= produced {
-                let key = keyed.key(keystream, *next);
-                keys[*next] = key;
-                if forward {
-                    keys[n as usize + keyed.bucket(key)] += 1;
-                }
-                *next += 1;
-            }
-        };
         if lanes == 1 {
-            // One chain: keep it in a local so nothing but AES sits on its critical path.
+            let (keys, counts) =
+                self.keys[..keys_stride].split_at_mut(self.layout.max_radix as usize);
+            // One chain is bound by AES latency: make keys while the next block is in flight.
+            let keystream = &mut self.keystream[..ks_stride];
+            let mut histogram = keyed.histogram(counts);
             single_chain(
                 self.backend,
                 self.states[0],
                 blocks,
                 &keyed,
                 forward,
-                &mut self.keystream[..ks_stride],
-                &mut self.keys[..keys_stride],
+                keystream,
+                keys,
+                &mut histogram,
             );
+            let digit = &mut messages[i];
+            *digit = keyed.select(keystream, keys, &histogram, forward, *digit);
         } else {
-            let mut next = 0;
+            // Many chains are bound by AES throughput: keep the block loop lean, then make each
+            // lane's keys from its keystream, contiguous and cache-friendly.
             for block in 0..blocks {
                 self.encrypt_states(lanes);
                 for lane in 0..lanes {
                     self.keystream[lane * ks_stride + block * 16..][..16]
                         .copy_from_slice(&self.states[lane]);
                 }
-                let produced = (block + 1) * 16;
-                for lane in 0..lanes {
-                    let mut lane_next = next;
-                    make_keys(
-                        &self.keystream[lane * ks_stride..][..ks_stride],
-                        &mut self.keys[lane * keys_stride..][..keys_stride],
-                        produced,
-                        &mut lane_next,
-                    );
-                    if lane + 1 == lanes {
-                        next = lane_next;
-                    }
-                }
             }
-        }
-
-        // m_i = π(m_i) or π⁻¹(m_i).
-        for lane in 0..lanes {
-            let keystream = &self.keystream[lane * ks_stride..];
-            let keys = &mut self.keys[lane * keys_stride..][..keys_stride];
-            let digit = &mut messages[lane * digits + i];
-            *digit = if forward {
-                let (keys, counts) = keys.split_at_mut(n as usize);
-                keyed.forward(keystream, keys, &counts[..buckets], *digit)
-            } else {
-                keyed.inverse(keystream, keys, *digit)
-            };
+            let (keys, counts) =
+                self.keys[..keys_stride].split_at_mut(self.layout.max_radix as usize);
+            for lane in 0..lanes {
+                let keystream = &self.keystream[lane * ks_stride..][..ks_stride];
+                let mut histogram = keyed.histogram(counts);
+                keyed.make_keys(keystream, keys, &mut histogram, forward);
+                let digit = &mut messages[lane * digits + i];
+                *digit = keyed.select(keystream, keys, &histogram, forward, *digit);
+            }
         }
     }
 }
 
 /// The keystream of one lane and its keys, generated block by block.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
     backend: &B,
@@ -433,9 +408,9 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
     forward: bool,
     keystream: &mut [u8],
     keys: &mut [u64],
+    histogram: &mut Histogram<'_>,
 ) {
     let n = keyed.n as usize;
-    let (keys, counts) = keys.split_at_mut(n);
     let mut next = 0;
     for block in 0..blocks {
         backend.encrypt_block_inplace(&mut state);
@@ -445,7 +420,7 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
             let key = keyed.key(keystream, next);
             keys[next] = key;
             if forward {
-                counts[keyed.bucket(key)] += 1;
+                histogram.add(keyed.bucket(key));
             }
             next += 1;
         }

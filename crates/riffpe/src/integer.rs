@@ -13,7 +13,7 @@ pub enum DigitOrder {
 }
 
 /// The integer types a message converts to and from: `u64` and `u128`.
-pub trait Integer: Copy + sealed::Sealed {
+pub trait Integer: Copy + Ord + core::fmt::Debug + sealed::Sealed {
     /// Bits of the type.
     const BITS: u32;
     #[doc(hidden)]

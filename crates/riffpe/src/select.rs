@@ -11,8 +11,12 @@
 
 use core::cmp::Ordering;
 
-/// Most buckets per step: 256 counters keep the per-lane histogram small and cheap to clear.
+/// Most buckets per step: 256 counters keep the histogram small and cheap to clear.
 pub(crate) const MAX_BUCKETS: usize = 256;
+
+/// Radices up to this count their keys in 16 byte-wide counters packed in one register, so the
+/// histogram costs no memory traffic (each count stays below 256).
+const PACKED_MAX_RADIX: u32 = 255;
 
 /// The constants of one digit step: radix, value length and how keys are laid out.
 #[derive(Clone, Copy, Debug)]
@@ -38,7 +42,11 @@ impl KeyLayout {
         let value_bits = 8 * lead as u32;
         let index_mask = (1u64 << index_bits) - 1;
         let value_mask = (u64::MAX << (64 - value_bits)) & !index_mask;
-        let bucket_bits = index_bits.min(MAX_BUCKETS.trailing_zeros());
+        let bucket_bits = if n <= PACKED_MAX_RADIX {
+            4 // 16 packed counters
+        } else {
+            index_bits.min(MAX_BUCKETS.trailing_zeros())
+        };
         KeyLayout {
             n,
             bytes_per_value,
@@ -54,6 +62,20 @@ impl KeyLayout {
     #[inline]
     pub fn buckets(&self) -> usize {
         1 << (u64::BITS - self.bucket_shift)
+    }
+
+    /// An empty histogram for this step, in a register or in `counts` (at least
+    /// [`KeyLayout::buckets`] long).
+    #[inline(always)]
+    pub fn histogram<'c>(&self, counts: &'c mut [u64]) -> Histogram<'c> {
+        let packed = self.n <= PACKED_MAX_RADIX;
+        if !packed {
+            counts[..self.buckets()].fill(0);
+        }
+        Histogram {
+            packed: packed.then_some(0),
+            counts,
+        }
     }
 
     /// Keystream bytes needed before the key of value `k` can be made.
@@ -102,21 +124,19 @@ impl KeyLayout {
 
     /// π(x): the index of the x-th smallest pair.
     ///
-    /// `keys[..n]` holds every key and `counts[..buckets]` how many fall in each bucket; both
-    /// are consumed (keys are reordered).
+    /// `keys[..n]` holds every key and `histogram` how many fall in each bucket; keys are
+    /// reordered.
     #[inline]
-    pub fn forward(&self, keystream: &[u8], keys: &mut [u64], counts: &[u64], x: u32) -> u32 {
+    pub fn forward(
+        &self,
+        keystream: &[u8],
+        keys: &mut [u64],
+        histogram: &Histogram<'_>,
+        x: u32,
+    ) -> u32 {
         // The bucket holding the x-th key, and how many keys lie in buckets before it.
+        let (bucket, below) = histogram.find(u64::from(x), self.buckets());
         let x = u64::from(x);
-        let mut below = 0u64;
-        let mut bucket = 0;
-        for (b, &count) in counts.iter().enumerate() {
-            if below + count > x {
-                bucket = b;
-                break;
-            }
-            below += count;
-        }
         // Move that bucket's keys to the front (branch-free compaction, in place).
         let keys = &mut keys[..self.n as usize];
         let mut len = 0;
@@ -130,6 +150,41 @@ impl KeyLayout {
         let (_, nth, _) =
             keys[..len].select_nth_unstable_by(rank, |&a, &b| self.cmp(keystream, a, b));
         (*nth & self.index_mask()) as u32
+    }
+
+    /// Makes every key from a whole keystream, counting them per bucket when `forward`.
+    #[inline(always)]
+    pub fn make_keys(
+        &self,
+        keystream: &[u8],
+        keys: &mut [u64],
+        histogram: &mut Histogram<'_>,
+        forward: bool,
+    ) {
+        for (k, slot) in keys[..self.n as usize].iter_mut().enumerate() {
+            let key = self.key(keystream, k);
+            *slot = key;
+            if forward {
+                histogram.add(self.bucket(key));
+            }
+        }
+    }
+
+    /// π(x) when `forward`, else π⁻¹(x).
+    #[inline(always)]
+    pub fn select(
+        &self,
+        keystream: &[u8],
+        keys: &mut [u64],
+        histogram: &Histogram<'_>,
+        forward: bool,
+        x: u32,
+    ) -> u32 {
+        if forward {
+            self.forward(keystream, keys, histogram, x)
+        } else {
+            self.inverse(keystream, keys, x)
+        }
     }
 
     /// π⁻¹(k): the rank of pair `k` among `keys[..n]`.
@@ -151,5 +206,45 @@ impl KeyLayout {
                 .filter(|&&key| self.cmp(keystream, key, pivot) == Ordering::Less)
                 .count() as u32
         }
+    }
+}
+
+/// How many keys fall in each bucket of leading bits.
+pub(crate) struct Histogram<'c> {
+    /// 16 byte-wide counters in one register, for radices up to [`PACKED_MAX_RADIX`].
+    packed: Option<u128>,
+    /// Otherwise one counter per bucket in memory.
+    counts: &'c mut [u64],
+}
+
+impl Histogram<'_> {
+    #[inline(always)]
+    pub fn add(&mut self, bucket: usize) {
+        match &mut self.packed {
+            Some(packed) => *packed += 1 << (8 * bucket),
+            None => self.counts[bucket] += 1,
+        }
+    }
+
+    #[inline(always)]
+    fn count(&self, bucket: usize) -> u64 {
+        match self.packed {
+            Some(packed) => u64::from((packed >> (8 * bucket)) as u8),
+            None => self.counts[bucket],
+        }
+    }
+
+    /// The bucket holding the x-th key and the number of keys in the buckets before it.
+    #[inline(always)]
+    fn find(&self, x: u64, buckets: usize) -> (usize, u64) {
+        let mut below = 0;
+        for bucket in 0..buckets {
+            let count = self.count(bucket);
+            if below + count > x {
+                return (bucket, below);
+            }
+            below += count;
+        }
+        (buckets - 1, below) // unreachable: the counts sum to n > x
     }
 }

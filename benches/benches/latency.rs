@@ -5,7 +5,9 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use fpe::ff1::{FF1, FlexibleNumeralString};
-use riffpe::{Riffpe, RiffpeX, ScratchBuf};
+use std::time::Duration;
+
+use riffpe::{Riffpe, RiffpeX, ScratchBuf, Selection};
 use riffpe_benches::{Config, KEY, ROWS, TWEAK, aes_chain, fixed_random};
 
 fn message(radices: &[u32], seed: u64) -> Vec<u32> {
@@ -19,14 +21,25 @@ fn message(radices: &[u32], seed: u64) -> Vec<u32> {
 fn riffpe_latency(c: &mut Criterion) {
     for (group_name, encrypt) in [("latency-encrypt", true), ("latency-decrypt", false)] {
         let mut group = c.benchmark_group(group_name);
-        for row in ROWS {
+        group
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(2));
+        let rows = ROWS
+            .iter()
+            .map(|row| (row, Selection::Fast))
+            .chain(ROWS.iter().map(|row| (row, Selection::ConstantTime)));
+        for (row, selection) in rows {
             for &(decimal, config) in row.configs {
-                let id = BenchmarkId::new(row.label, decimal);
+                let label = match selection {
+                    Selection::Fast => row.label.to_string(),
+                    _ => format!("{} constant-time", row.label),
+                };
+                let id = BenchmarkId::new(label, decimal);
                 let mut scratch = ScratchBuf::new();
                 macro_rules! bench {
                     ($fpe:expr, $radices:expr) => {{
-                        let fpe = $fpe.expect("valid configuration");
-                        let mut m = message(&$radices, u64::from(decimal));
+                        let fpe = $fpe.expect("valid configuration").with_selection(selection);
+                        let mut m = message($radices, u64::from(decimal));
                         let mut s = scratch.scratch(fpe.scratch_size());
                         group.bench_function(id, |b| {
                             if encrypt {
@@ -40,11 +53,11 @@ fn riffpe_latency(c: &mut Criterion) {
                 match config {
                     Config::Riffpe(n, l, bpv) => bench!(
                         Riffpe::with_bytes_per_value(n, l, &KEY, &TWEAK, bpv),
-                        vec![n; l]
+                        &vec![n; l]
                     ),
                     Config::RiffpeX(radices) => bench!(
                         RiffpeX::with_bytes_per_value(radices, &KEY, &TWEAK, 16),
-                        radices.to_vec()
+                        radices
                     ),
                 }
             }

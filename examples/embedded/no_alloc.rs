@@ -9,13 +9,16 @@
 use riffpe::integer::{DigitOrder, from_digits, to_digits};
 use riffpe::{Error, Riffpe, Scratch};
 
-/// Radix 100, 3 digits: a 6-digit account number. Scratch: 100 values of 18 bytes.
-const KEYSTREAM_BYTES: usize = (100 * 18_usize).div_ceil(16) * 16;
+/// Radix 100, 3 digits: a 6-digit account number. Keystream scratch: 100 values of 18 bytes in
+/// whole AES blocks, plus one block of slack (what `fpe.scratch_size()` reports: 1824).
+const KEYSTREAM_BYTES: usize = (100 * 18_usize).div_ceil(16) * 16 + 16;
+/// Key scratch: one 64-bit sort key per value plus 16 bucket counters (116).
+const KEYS: usize = 100 + 16;
 
 /// Encrypts a 6-digit number under `key`; nothing here allocates.
 pub fn tokenize(key: &[u8; 16], account: u64) -> Result<u64, Error> {
     let fpe = Riffpe::with_bytes_per_value(100, 3, key, b"accounts", 18)?;
-    let (mut keystream, mut keys) = ([0u8; KEYSTREAM_BYTES], [0u64; 100]);
+    let (mut keystream, mut keys) = ([0u8; KEYSTREAM_BYTES], [0u64; KEYS]);
     let mut scratch = Scratch::new(&mut keystream, &mut keys);
     let mut digits = [0u32; 3];
     to_digits(account, fpe.domain(), DigitOrder::BigEndian, &mut digits)?;

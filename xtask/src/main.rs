@@ -1,3 +1,182 @@
-//! `cargo xtask …` (work in progress).
+//! `cargo xtask …`: the project's chores, CI's included, as one program (`cargo xtask help`).
 
-fn main() {}
+mod bench_report;
+mod ci;
+mod cross;
+mod fuzz;
+mod machine;
+mod shell;
+mod workspace;
+
+use std::collections::BTreeSet;
+use std::env;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use shell::Result;
+
+const HELP: &str = "\
+cargo xtask: the chores of the riffpe workspace
+
+USAGE: cargo xtask <COMMAND> [OPTIONS]
+
+COMMANDS:
+  ci             everything CI runs, in order: fmt, clippy, doc, test, examples, no-std,
+                 cross-test, fuzz-smoke
+                   --skip STEP          leave out a step (repeatable)
+                   --keep-going         run the other steps after a failure (still fails)
+                   --fuzz-seconds N     seconds per fuzz target (default 30)
+  cross-test     the workspace's tests, the benches in test mode and an AES backend probe for
+                 aarch64-unknown-linux-gnu under `qemu-aarch64 -cpu cortex-a72` (natively on an
+                 aarch64 host), installing the target, linker and qemu when missing
+  no-std         builds the core without default features for thumbv7em-none-eabihf and
+                 aarch64-unknown-none, and the no-alloc example for thumbv7em-none-eabihf
+  bench-report   runs `cargo bench -p riffpe-benches` and writes BENCHMARKS.md
+                   --output FILE        where to write (default BENCHMARKS.md)
+                   --report-only        no bench run: report the results already there
+                   -- ARGS              passed to criterion, e.g. `-- --quick` or a filter
+  fuzz-smoke     every cargo-fuzz target in fuzz/ for a short while (skipped while there are
+                 none), installing nightly and cargo-fuzz when missing
+                   --seconds N          per target (default 60)
+  help           this text
+
+Every step prints `== step` and each command before running it; the first failure stops the
+run and shows the failing command.
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    // Commands run from the workspace root, wherever `cargo xtask` was started.
+    if let Err(error) = env::set_current_dir(workspace::root()) {
+        eprintln!("xtask: cannot enter the workspace root: {error}");
+        return ExitCode::FAILURE;
+    }
+    match dispatch(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("\nxtask: error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn dispatch(args: &[String]) -> Result {
+    let (command, rest) = match args.split_first() {
+        Some((command, rest)) => (command.as_str(), rest),
+        None => ("help", &[][..]),
+    };
+    let mut options = Args::new(rest);
+    match command {
+        "ci" => {
+            let mut ci = ci::Options {
+                skip: BTreeSet::new(),
+                fuzz_seconds: ci::FUZZ_SECONDS,
+                keep_going: false,
+            };
+            while let Some(arg) = options.next() {
+                match arg {
+                    "--skip" => {
+                        let step = options.value("--skip")?;
+                        if !ci::STEPS.contains(&step) {
+                            return Err(format!(
+                                "unknown step `{step}`; the steps are {}",
+                                ci::STEPS.join(", ")
+                            )
+                            .into());
+                        }
+                        ci.skip.insert(step.to_owned());
+                    }
+                    "--fuzz-seconds" => ci.fuzz_seconds = options.number("--fuzz-seconds")?,
+                    "--keep-going" => ci.keep_going = true,
+                    other => return Err(unexpected(other)),
+                }
+            }
+            ci::ci(&ci)
+        }
+        "cross-test" => {
+            options.none()?;
+            shell::step("cross-test");
+            cross::cross_test()
+        }
+        "no-std" => {
+            options.none()?;
+            shell::step("no-std");
+            ci::no_std()
+        }
+        "bench-report" => {
+            let mut report = bench_report::Options {
+                run: true,
+                output: PathBuf::from("BENCHMARKS.md"),
+                bench_args: Vec::new(),
+            };
+            while let Some(arg) = options.next() {
+                match arg {
+                    "--output" => report.output = PathBuf::from(options.value("--output")?),
+                    "--report-only" => report.run = false,
+                    "--" => report.bench_args = options.remaining(),
+                    other => return Err(unexpected(other)),
+                }
+            }
+            shell::step("bench-report");
+            bench_report::bench_report(&report)
+        }
+        "fuzz-smoke" => {
+            let mut seconds = fuzz::DEFAULT_SECONDS;
+            while let Some(arg) = options.next() {
+                match arg {
+                    "--seconds" => seconds = options.number("--seconds")?,
+                    other => return Err(unexpected(other)),
+                }
+            }
+            shell::step("fuzz-smoke");
+            fuzz::fuzz_smoke(seconds)
+        }
+        "help" | "-h" | "--help" => {
+            print!("{HELP}");
+            Ok(())
+        }
+        other => Err(format!("unknown command `{other}`; see `cargo xtask help`").into()),
+    }
+}
+
+fn unexpected(arg: &str) -> Box<dyn std::error::Error> {
+    format!("unexpected argument `{arg}`; see `cargo xtask help`").into()
+}
+
+/// The arguments after the command, read one at a time.
+struct Args<'a> {
+    rest: std::slice::Iter<'a, String>,
+}
+
+impl<'a> Args<'a> {
+    fn new(args: &'a [String]) -> Self {
+        Args { rest: args.iter() }
+    }
+
+    fn next(&mut self) -> Option<&'a str> {
+        self.rest.next().map(String::as_str)
+    }
+
+    fn value(&mut self, option: &str) -> Result<&'a str> {
+        self.next()
+            .ok_or_else(|| format!("{option} needs a value").into())
+    }
+
+    fn number(&mut self, option: &str) -> Result<u64> {
+        let value = self.value(option)?;
+        value
+            .parse()
+            .map_err(|_| format!("{option}: `{value}` is not a number").into())
+    }
+
+    fn remaining(&mut self) -> Vec<String> {
+        self.rest.by_ref().cloned().collect()
+    }
+
+    fn none(&mut self) -> Result {
+        match self.next() {
+            Some(arg) => Err(unexpected(arg)),
+            None => Ok(()),
+        }
+    }
+}

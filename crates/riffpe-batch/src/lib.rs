@@ -25,7 +25,7 @@ use core::fmt;
 use cipher::BlockCipherEncrypt;
 use cipher::consts::U16;
 use rayon::prelude::*;
-use riffpe::integer::{DigitOrder, Integer, domain_size, from_digits, to_digits};
+use riffpe::integer::{DigitOrder, Integer, from_digits, max_value, to_digits};
 use riffpe::{Fpe, Radices, ScratchBuf};
 
 /// How a batch is processed. Every mode gives the same output.
@@ -148,24 +148,32 @@ where
         self.digits(digits, false)
     }
 
-    /// Scratch for as many lanes as the backend runs, within [`MAX_LANE_SCRATCH`].
-    fn scratch_size(&self) -> riffpe::ScratchSize {
+    /// Scratch for `messages` messages: as many lanes as the backend runs, but no more than
+    /// there are messages and within [`MAX_LANE_SCRATCH`].
+    fn scratch_size(&self, messages: usize) -> riffpe::ScratchSize {
         let one = self.fpe.scratch_size();
         if self.mode == Mode::Single {
             return one;
         }
         let per_lane = one.keystream_bytes + 8 * one.keys;
-        let lanes = self.fpe.lanes().min(MAX_LANE_SCRATCH / per_lane).max(1);
+        let lanes = self
+            .fpe
+            .lanes()
+            .min(MAX_LANE_SCRATCH / per_lane)
+            .min(messages)
+            .max(1);
         riffpe::ScratchSize {
             keystream_bytes: one.keystream_bytes * lanes,
             keys: one.keys * lanes,
         }
     }
 
-    fn workspace(&self) -> Workspace {
+    /// Buffers for chunks of up to `messages` messages.
+    fn workspace(&self, messages: usize) -> Workspace {
+        let messages = messages.min(CHUNK);
         Workspace {
-            digits: vec![0; CHUNK * self.fpe.digits()],
-            scratch: ScratchBuf::with_size(self.scratch_size()),
+            digits: vec![0; messages * self.fpe.digits()],
+            scratch: ScratchBuf::with_size(self.scratch_size(messages)),
         }
     }
 
@@ -176,7 +184,7 @@ where
         scratch: &mut ScratchBuf,
         encrypt: bool,
     ) -> Result<(), riffpe::Error> {
-        let mut scratch = scratch.scratch(self.scratch_size());
+        let mut scratch = scratch.scratch(self.scratch_size(digits.len() / self.fpe.digits()));
         match (self.mode, encrypt) {
             (Mode::Single, true) => digits
                 .chunks_exact_mut(self.fpe.digits())
@@ -193,14 +201,15 @@ where
         let domain = self.fpe.domain();
         let l = domain.digits();
         // Check everything first, so an error leaves the batch untouched.
-        let size: T = domain_size(domain).map_err(|error| BatchError { index: 0, error })?;
-        if let Some(index) = values.iter().position(|&v| v >= size) {
+        let max: T = max_value(domain).map_err(|error| BatchError { index: 0, error })?;
+        if let Some(index) = values.iter().position(|&v| v > max) {
             return Err(BatchError {
                 index,
                 error: riffpe::Error::ValueOutOfDomain,
             });
         }
         let order = self.order;
+        let count = values.len();
         let run = |work: &mut Workspace, chunk: &mut [T]| -> Result<(), riffpe::Error> {
             let digits = &mut work.digits[..chunk.len() * l];
             for (v, m) in chunk.iter().zip(digits.chunks_exact_mut(l)) {
@@ -215,7 +224,7 @@ where
         let unexpected = |error| BatchError { index: 0, error };
         match self.mode {
             Mode::Single | Mode::Lockstep => {
-                let mut work = self.workspace();
+                let mut work = self.workspace(values.len());
                 values
                     .chunks_mut(CHUNK)
                     .try_for_each(|chunk| run(&mut work, chunk))
@@ -223,7 +232,7 @@ where
             }
             Mode::Parallel => values
                 .par_chunks_mut(CHUNK)
-                .try_for_each_init(|| self.workspace(), run)
+                .try_for_each_init(|| self.workspace(count), run)
                 .map_err(unexpected),
         }
     }
@@ -260,7 +269,7 @@ where
         let unexpected = |error| BatchError { index: 0, error };
         match self.mode {
             Mode::Single | Mode::Lockstep => {
-                let mut scratch = ScratchBuf::with_size(self.scratch_size());
+                let mut scratch = ScratchBuf::with_size(self.scratch_size(digits.len() / l));
                 digits
                     .chunks_mut(CHUNK * l)
                     .try_for_each(|chunk| run(&mut scratch, chunk))
@@ -268,7 +277,7 @@ where
             }
             Mode::Parallel => digits
                 .par_chunks_mut(CHUNK * l)
-                .try_for_each_init(|| ScratchBuf::with_size(self.scratch_size()), run)
+                .try_for_each_init(|| ScratchBuf::with_size(self.scratch_size(CHUNK)), run)
                 .map_err(unexpected),
         }
     }

@@ -124,6 +124,8 @@ pub(crate) struct Layout {
     pub max_radix: u32,
     /// Digits per message.
     pub digits: usize,
+    /// How a step's permutation is read off its keystream.
+    pub selection: crate::Selection,
 }
 
 impl Layout {
@@ -167,6 +169,7 @@ impl Layout {
             bytes_per_value,
             max_radix,
             digits,
+            selection: crate::Selection::default(),
         };
         let needed = layout.scratch_bytes();
         if needed > crate::MAX_SCRATCH_BYTES {
@@ -180,18 +183,29 @@ impl Layout {
 
     /// Keystream blocks of one step for the largest radix: `ceil(n·b / 16)`.
     fn keystream_blocks(&self) -> u64 {
-        (u64::from(self.max_radix) * self.bytes_per_value as u64).div_ceil(16)
+        u64::from(self.max_radix)
+            .saturating_mul(self.bytes_per_value as u64)
+            .div_ceil(16)
     }
 
     /// Bytes of the padded digit buffer a step's CBC-MAC reads: `pkcs7((l + 1)·w)`.
     pub fn mac_len(&self) -> usize {
-        ((self.digits + 1) * self.width / 16 + 1) * 16
+        self.mac_len_u64() as usize
+    }
+
+    /// [`Self::mac_len`] in 64 bits, so that it cannot overflow on 32-bit targets before
+    /// `new` has bounded it by the scratch cap.
+    fn mac_len_u64(&self) -> u64 {
+        let digit_bytes = (self.digits as u64 + 1).saturating_mul(self.width as u64);
+        (digit_bytes / 16 + 1).saturating_mul(16)
     }
 
     /// Bytes of one lane's keystream buffer. It first holds the CBC-MAC input, then the
     /// keystream, plus 16 bytes of slack so that a key can always read 8 bytes at a value.
     fn keystream_stride_u64(&self) -> u64 {
-        (self.keystream_blocks().saturating_mul(16)).max(self.mac_len() as u64) + 16
+        (self.keystream_blocks().saturating_mul(16))
+            .max(self.mac_len_u64())
+            .saturating_add(16)
     }
 
     /// Entries of the key buffer: a key per value, then the bucket counts.

@@ -15,7 +15,7 @@ use cipher::{
 };
 
 use crate::domain::{Domain, Layout};
-use crate::select::{Histogram, KeyLayout};
+use crate::select::{Histogram, KeyLayout, Selection};
 use crate::{Error, Scratch};
 
 /// One AES block.
@@ -355,6 +355,9 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
 
         // Keystream S_1 || S_2 || …, then m_i = π(m_i) or π⁻¹(m_i).
         let forward = direction == Direction::Encrypt;
+        let selection = self.layout.selection;
+        // Only fast selection looks at the histogram.
+        let count = forward && selection == Selection::Fast;
         let blocks = (n as usize * self.layout.bytes_per_value).div_ceil(16);
         if lanes == 1 {
             let (keys, counts) =
@@ -373,7 +376,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                 &mut histogram,
             );
             let digit = &mut messages[i];
-            *digit = keyed.select(keystream, keys, &histogram, forward, *digit);
+            *digit = keyed.select_with(selection, keystream, keys, &histogram, forward, *digit);
         } else {
             // Many chains are bound by AES throughput: keep the block loop lean, then make each
             // lane's keys from its keystream, contiguous and cache-friendly.
@@ -389,9 +392,9 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             for lane in 0..lanes {
                 let keystream = &self.keystream[lane * ks_stride..][..ks_stride];
                 let mut histogram = keyed.histogram(counts);
-                keyed.make_keys(keystream, keys, &mut histogram, forward);
+                keyed.make_keys(keystream, keys, &mut histogram, count);
                 let digit = &mut messages[lane * digits + i];
-                *digit = keyed.select(keystream, keys, &histogram, forward, *digit);
+                *digit = keyed.select_with(selection, keystream, keys, &histogram, forward, *digit);
             }
         }
     }
@@ -405,7 +408,7 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
     mut state: AesBlock,
     blocks: usize,
     keyed: &KeyLayout,
-    forward: bool,
+    count: bool,
     keystream: &mut [u8],
     keys: &mut [u64],
     histogram: &mut Histogram<'_>,
@@ -419,7 +422,7 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
         while next < n && keyed.ready_at(next) <= produced {
             let key = keyed.key(keystream, next);
             keys[next] = key;
-            if forward {
+            if count {
                 histogram.add(keyed.bucket(key));
             }
             next += 1;

@@ -144,6 +144,29 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
         })
     }
 
+    /// The same cipher with another [`Selection`](crate::Selection) method; outputs do not change.
+    ///
+    /// ```
+    /// use riffpe::{Riffpe, Selection};
+    ///
+    /// let fast = Riffpe::new(100, 8, &[0x2b; 16], b"")?;
+    /// let ct = fast.clone().with_selection(Selection::ConstantTime);
+    /// let (mut a, mut b) = ([5; 8], [5; 8]);
+    /// fast.encrypt(&mut a)?;
+    /// ct.encrypt(&mut b)?;
+    /// assert_eq!(a, b);
+    /// # Ok::<(), riffpe::Error>(())
+    /// ```
+    pub fn with_selection(mut self, selection: crate::Selection) -> Self {
+        self.layout.selection = selection;
+        self
+    }
+
+    /// The selection method in use.
+    pub fn selection(&self) -> crate::Selection {
+        self.layout.selection
+    }
+
     /// The domain: every digit's radix.
     pub fn domain(&self) -> Domain<'_> {
         self.domain.domain()
@@ -310,6 +333,8 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
         message: &mut [u32],
         direction: Direction,
     ) -> Result<(), Error> {
+        // A bad message is refused before any scratch is allocated.
+        self.domain().check_message(message)?;
         let size = self.scratch_size();
         if size.keystream_bytes <= STACK_KEYSTREAM && size.keys <= STACK_KEYS {
             let mut keystream = [0u8; STACK_KEYSTREAM];

@@ -123,6 +123,30 @@ pub fn from_digits<T: Integer>(
     Ok(value)
 }
 
+/// `N − 1`, the largest message of `domain` as an integer, if it fits `T`.
+///
+/// Unlike [`domain_size`] this fits whenever every message does: a domain of exactly `2^64`
+/// messages has `u64::MAX` as its largest.
+///
+/// ```
+/// use riffpe::{Domain, integer::max_value};
+/// let cards = Domain::Uniform { radix: 10, digits: 16 };
+/// assert_eq!(max_value::<u64>(cards)?, 9_999_999_999_999_999);
+/// let all_u64 = Domain::Uniform { radix: 65536, digits: 4 };
+/// assert_eq!(max_value::<u64>(all_u64)?, u64::MAX);
+/// # Ok::<(), riffpe::Error>(())
+/// ```
+pub fn max_value<T: Integer>(domain: Domain<'_>) -> Result<T, Error> {
+    // Horner's rule over the largest digits: ((r0 − 1)·r1 + r1 − 1)… = ∏ r_i − 1.
+    let mut max = T::from_u32(0);
+    for radix in domain.radices() {
+        max = max
+            .mul_add(radix, radix.saturating_sub(1))
+            .ok_or(Error::DomainTooLarge { bits: T::BITS })?;
+    }
+    Ok(max)
+}
+
 /// `N`, the number of messages of `domain` (`n^l` or `∏ r_i`), if it fits `T`.
 pub fn domain_size<T: Integer>(domain: Domain<'_>) -> Result<T, Error> {
     let mut size = T::from_u32(1);

@@ -31,6 +31,7 @@ pub use fpe::{DEFAULT_BYTES_PER_VALUE, Fpe, Riffpe, RiffpeX};
 #[cfg(feature = "alloc")]
 pub use scratch::ScratchBuf;
 pub use scratch::{Scratch, ScratchSize};
+pub use select::Selection;
 
 /// The most scratch (keystream plus selection keys) one digit step may need: 1 GiB.
 ///

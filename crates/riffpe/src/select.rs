@@ -11,6 +11,26 @@
 
 use core::cmp::Ordering;
 
+/// How the permutation of a digit step is read off its keystream.
+///
+/// Both give identical results; they differ in what their timing can reveal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Selection {
+    /// Expected O(n) per step: keys are counted into buckets of their leading bits and the
+    /// x-th key is looked for in one bucket (encryption); ranking counts in one pass
+    /// (decryption). Which bucket is touched, and how many keys it holds, depend on the
+    /// keystream and the digit, so timing and cache traces depend on secret values.
+    #[default]
+    Fast,
+    /// O(n²) per step, with branches and memory accesses that depend only on the radix and
+    /// `bytes_per_value`: every key's rank is counted branch-free and the answer is picked with
+    /// masks (encryption); the digit's key is fetched by a masked scan and ranked (decryption).
+    /// The one exception is a tie of a value's leading 64 bits with another's, which happens with
+    /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100) and then compares
+    /// the two values in full.
+    ConstantTime,
+}
+
 /// Most buckets per step: 256 counters keep the histogram small and cheap to clear.
 pub(crate) const MAX_BUCKETS: usize = 256;
 
@@ -52,7 +72,7 @@ impl KeyLayout {
             bytes_per_value,
             index_bits,
             value_mask,
-            exact: bytes_per_value * 8 <= (u64::BITS - index_bits) as usize,
+            exact: bytes_per_value.saturating_mul(8) <= (u64::BITS - index_bits) as usize,
             bucket_shift: u64::BITS - bucket_bits,
             lead,
         }
@@ -170,6 +190,68 @@ impl KeyLayout {
         }
     }
 
+    /// π(x) when `forward`, else π⁻¹(x), by the `selection` method.
+    #[inline(always)]
+    pub fn select_with(
+        &self,
+        selection: Selection,
+        keystream: &[u8],
+        keys: &mut [u64],
+        histogram: &Histogram<'_>,
+        forward: bool,
+        x: u32,
+    ) -> u32 {
+        match (selection, forward) {
+            (Selection::Fast, _) => self.select(keystream, keys, histogram, forward, x),
+            (Selection::ConstantTime, true) => self.forward_constant_time(keystream, keys, x),
+            (Selection::ConstantTime, false) => self.inverse_constant_time(keystream, keys, x),
+        }
+    }
+
+    /// π(x) without secret-dependent branches or memory accesses: every key's rank is
+    /// counted, and the index whose rank is x is picked with masks.
+    #[inline(always)]
+    fn forward_constant_time(&self, keystream: &[u8], keys: &[u64], x: u32) -> u32 {
+        let keys = &keys[..self.n as usize];
+        let mut found = 0u64;
+        for &key in keys {
+            let rank = self.rank_constant_time(keystream, keys, key);
+            found |= key & mask(rank == x);
+        }
+        (found & self.index_mask()) as u32
+    }
+
+    /// π⁻¹(k) without secret-dependent branches or memory accesses: key `k` is fetched by a
+    /// masked scan, then ranked.
+    #[inline(always)]
+    fn inverse_constant_time(&self, keystream: &[u8], keys: &[u64], k: u32) -> u32 {
+        let keys = &keys[..self.n as usize];
+        let mut pivot = 0u64;
+        for (j, &key) in keys.iter().enumerate() {
+            pivot |= key & mask(j as u32 == k);
+        }
+        self.rank_constant_time(keystream, keys, pivot)
+    }
+
+    /// How many keys are below `pivot`, branch-free. Leading-bit ties are counted too and,
+    /// only if there is one besides the pivot itself, settled by comparing whole values.
+    #[inline(always)]
+    fn rank_constant_time(&self, keystream: &[u8], keys: &[u64], pivot: u64) -> u32 {
+        let mut below = 0u32;
+        let mut same_lead = 0u32;
+        for &key in keys {
+            below += u32::from(key < pivot);
+            same_lead += u32::from((key ^ pivot) & self.value_mask == 0);
+        }
+        if self.exact || same_lead == 1 {
+            below
+        } else {
+            keys.iter()
+                .filter(|&&key| self.cmp(keystream, key, pivot) == Ordering::Less)
+                .count() as u32
+        }
+    }
+
     /// π(x) when `forward`, else π⁻¹(x).
     #[inline(always)]
     pub fn select(
@@ -247,4 +329,10 @@ impl Histogram<'_> {
         }
         (buckets - 1, below) // unreachable: the counts sum to n > x
     }
+}
+
+/// All ones when `condition` holds, else zero, without a branch.
+#[inline(always)]
+fn mask(condition: bool) -> u64 {
+    u64::from(condition).wrapping_neg()
 }

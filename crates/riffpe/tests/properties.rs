@@ -18,7 +18,7 @@ struct Case {
     message: Vec<u32>,
 }
 
-fn radix() -> impl Strategy<Value = u32> {
+fn radix() -> impl Strategy<Value = u32> + Clone {
     prop_oneof![
         4 => 2u32..=40,
         2 => 41u32..=300,
@@ -27,10 +27,19 @@ fn radix() -> impl Strategy<Value = u32> {
 }
 
 fn case() -> impl Strategy<Value = Case> {
+    case_with(radix())
+}
+
+/// Cases whose radices stay small, for the O(n²) constant-time selection.
+fn small_case() -> impl Strategy<Value = Case> {
+    case_with(2u32..=300)
+}
+
+fn case_with(radix: impl Strategy<Value = u32> + Clone) -> impl Strategy<Value = Case> {
     (
         any::<bool>(),
-        radix(),
-        prop::collection::vec(radix(), 1..8),
+        radix.clone(),
+        prop::collection::vec(radix, 1..8),
         1usize..10,
         prop::sample::select(vec![16usize, 24, 32]),
         prop::collection::vec(any::<u8>(), 0..=100),
@@ -274,5 +283,37 @@ fn lockstep_equals_one_at_a_time() {
                 assert_eq!(many, messages, "{radices:?} b={b} count={count} decrypt");
             }
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Constant-time selection gives exactly the fast selection's outputs, both ways, one
+    /// message and many.
+    #[test]
+    fn constant_time_selection_equals_fast(c in small_case()) {
+        use riffpe::Selection;
+        let (fast, ct) = if c.mixed {
+            let f = RiffpeX::with_bytes_per_value(c.radices.clone(), &c.key, &c.tweak, c.bytes_per_value).unwrap();
+            (Any::RiffpeX(f.clone()), Any::RiffpeX(f.with_selection(Selection::ConstantTime)))
+        } else {
+            let f = Riffpe::with_bytes_per_value(c.radices[0], c.radices.len(), &c.key, &c.tweak, c.bytes_per_value).unwrap();
+            (Any::Riffpe(f.clone()), Any::Riffpe(f.with_selection(Selection::ConstantTime)))
+        };
+        let (mut a, mut b) = (c.message.clone(), c.message.clone());
+        fast.encrypt(&mut a);
+        ct.encrypt(&mut b);
+        prop_assert_eq!(&a, &b);
+        ct.decrypt(&mut b);
+        prop_assert_eq!(&b, &c.message);
+
+        let many: Vec<u32> = c.message.iter().cycle().take(c.message.len() * 9).copied().collect();
+        let (mut a, mut b) = (many.clone(), many.clone());
+        fast.encrypt_many(&mut a, usize::MAX);
+        ct.encrypt_many(&mut b, usize::MAX);
+        prop_assert_eq!(&a, &b);
+        ct.decrypt_many(&mut b, usize::MAX);
+        prop_assert_eq!(b, many);
     }
 }

@@ -1,0 +1,569 @@
+//! Streaming: blocks of lines are read, parsed, encrypted by the batch crate, formatted and
+//! written in input order, so memory is bounded by the block size whatever the input size.
+//!
+//! Per block, three phases each spread over the current rayon pool:
+//!
+//! 1. parse: each line → its field ([`Layout`]) → one message ([`Codec::parse`]);
+//! 2. transform: the whole block at once ([`Transform`], the batch crate's parallel mode);
+//! 3. format: bytes before the field, the new value, bytes after it (line ending included).
+//!
+//! The first bad line stops the run before anything of its block is written, with an error
+//! naming the input, the line number and the reason.
+
+use std::fmt;
+use std::io::{self, ErrorKind, Read, Write};
+use std::ops::Range;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, anyhow};
+use rayon::prelude::*;
+
+use crate::engine::{Element, Transform};
+use crate::number::Codec;
+use crate::progress::Progress;
+use crate::records::{self, RecordError};
+
+/// The most lines in a block (fewer when messages are expensive, see [`block_lines`]).
+pub const MAX_BLOCK_LINES: usize = 1 << 16;
+/// The fewest lines in a block: enough chunks to keep every core busy.
+pub const MIN_BLOCK_LINES: usize = 1 << 12;
+/// A block stops growing at this many bytes (a longer single line is still read whole).
+pub const BLOCK_BYTES: usize = 8 << 20;
+/// Bytes asked of the input per read.
+const READ_SIZE: usize = 1 << 20;
+/// Lines per parse or format task.
+const CHUNK_LINES: usize = 1 << 12;
+/// AES blocks of work aimed at per block, so the progress bar moves for expensive domains too.
+const BLOCK_WORK: u64 = 1 << 27;
+
+/// Lines per block for a domain: as many as [`MAX_BLOCK_LINES`] for cheap messages, down to
+/// [`MIN_BLOCK_LINES`] when one message costs many AES blocks (large radices).
+pub fn block_lines(radices: impl Iterator<Item = u32>, bytes_per_value: usize) -> usize {
+    // Two passes over the digits, each step a keystream of ⌈r·b/16⌉ blocks.
+    let work: u64 = radices
+        .map(|r| 2 * (u64::from(r) * bytes_per_value as u64).div_ceil(16))
+        .fold(1, u64::saturating_add);
+    usize::try_from(BLOCK_WORK / work)
+        .unwrap_or(MAX_BLOCK_LINES)
+        .clamp(MIN_BLOCK_LINES, MAX_BLOCK_LINES)
+}
+
+/// Where the integer is in a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// The whole line (without its ending) is the integer.
+    Lines,
+    /// One field of a delimiter-separated line.
+    Csv {
+        /// 0-based field index (`--column` minus one).
+        index: usize,
+        /// The byte between fields.
+        delimiter: u8,
+    },
+}
+
+impl Layout {
+    /// The range of the integer in `content` (a line without its ending).
+    #[inline]
+    pub fn field(&self, content: &[u8]) -> Result<Range<usize>, RecordError> {
+        match *self {
+            Layout::Lines => Ok(0..content.len()),
+            Layout::Csv { index, delimiter } => records::field_range(content, delimiter, index),
+        }
+    }
+}
+
+/// The name of the input, for messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Standard input.
+    Stdin,
+    /// `--input PATH`.
+    File(PathBuf),
+    /// Integers given on the command line.
+    Arguments,
+}
+
+impl Source {
+    /// Where line `line` (1-based) is, as `file:line`.
+    pub fn at(&self, line: u64) -> String {
+        match self {
+            Source::Stdin => format!("<stdin>:{line}"),
+            Source::File(path) => format!("{}:{line}", path.display()),
+            Source::Arguments => format!("argument {line}"),
+        }
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Stdin => f.write_str("<stdin>"),
+            Source::File(path) => write!(f, "{}", path.display()),
+            Source::Arguments => f.write_str("the arguments"),
+        }
+    }
+}
+
+/// Joins command-line integers into the text of one block, one per line.
+pub fn arguments_text(values: &[String]) -> Result<Vec<u8>> {
+    let mut text = Vec::with_capacity(values.iter().map(|v| v.len() + 1).sum());
+    for (i, value) in values.iter().enumerate() {
+        if value.contains('\n') {
+            return Err(anyhow!(
+                "{}: {}",
+                Source::Arguments.at(i as u64 + 1),
+                RecordError::LineBreak
+            ));
+        }
+        text.extend_from_slice(value.as_bytes());
+        text.push(b'\n');
+    }
+    Ok(text)
+}
+
+/// Reads whole lines, a block at a time, from any reader.
+#[derive(Debug)]
+pub struct LineReader<R> {
+    reader: R,
+    /// The current block's lines, then bytes read ahead.
+    text: Vec<u8>,
+    /// End offset of each line of the current block in `text`.
+    ends: Vec<usize>,
+    eof: bool,
+}
+
+impl<R: Read> LineReader<R> {
+    /// A reader with empty buffers.
+    pub fn new(reader: R) -> Self {
+        LineReader {
+            reader,
+            text: Vec::new(),
+            ends: Vec::new(),
+            eof: false,
+        }
+    }
+
+    /// Reads the next block: up to `max_lines` lines (each with its ending, if it has one),
+    /// fewer once [`BLOCK_BYTES`] are held. Returns `false` at the end of the input.
+    pub fn next_block(&mut self, max_lines: usize) -> io::Result<bool> {
+        let consumed = self.ends.last().copied().unwrap_or(0);
+        self.text.copy_within(consumed.., 0);
+        self.text.truncate(self.text.len() - consumed);
+        self.ends.clear();
+        let mut scanned = 0;
+        loop {
+            while self.ends.len() < max_lines {
+                match records::find_byte(&self.text[scanned..], b'\n') {
+                    Some(offset) => {
+                        scanned += offset + 1;
+                        self.ends.push(scanned);
+                    }
+                    None => {
+                        scanned = self.text.len();
+                        break;
+                    }
+                }
+            }
+            let full = self.ends.len() >= max_lines
+                || (!self.ends.is_empty() && self.text.len() >= BLOCK_BYTES);
+            if full {
+                break;
+            }
+            if self.eof {
+                // A last line without an ending.
+                if self.ends.last().copied().unwrap_or(0) < self.text.len() {
+                    self.ends.push(self.text.len());
+                }
+                break;
+            }
+            self.fill()?;
+        }
+        Ok(!self.ends.is_empty())
+    }
+
+    /// Appends up to [`READ_SIZE`] bytes of input to `text`, or sets `eof`.
+    fn fill(&mut self) -> io::Result<()> {
+        let old = self.text.len();
+        self.text.resize(old + READ_SIZE, 0);
+        let read = loop {
+            match self.reader.read(&mut self.text[old..]) {
+                Ok(read) => break read,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.text.truncate(old);
+                    return Err(e);
+                }
+            }
+        };
+        self.text.truncate(old + read);
+        self.eof = read == 0;
+        Ok(())
+    }
+
+    /// The text of the current block.
+    pub fn text(&self) -> &[u8] {
+        &self.text[..self.ends.last().copied().unwrap_or(0)]
+    }
+
+    /// The end offset of each line of the current block.
+    pub fn ends(&self) -> &[usize] {
+        &self.ends
+    }
+}
+
+/// One run over one input: the codec, the transform, where the integer is, and the messages'
+/// context.
+pub struct Pipeline<'a, C, X: ?Sized> {
+    /// Text ↔ messages.
+    pub codec: &'a C,
+    /// What happens to each block of messages.
+    pub transform: &'a X,
+    /// Where the integer is in a line.
+    pub layout: Layout,
+    /// Whether the first line is a header, copied unchanged.
+    pub header: bool,
+    /// Lines per block.
+    pub block_lines: usize,
+    /// `N` in decimal, for "not below the domain size" messages.
+    pub domain_size: String,
+}
+
+impl<C, X: ?Sized> fmt::Debug for Pipeline<'_, C, X> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("layout", &self.layout)
+            .field("block_lines", &self.block_lines)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The lines of a block: line `i` is `text[start(i)..ends[i]]`.
+#[derive(Clone, Copy)]
+struct Lines<'a> {
+    text: &'a [u8],
+    /// Where the first line starts (after a header line).
+    origin: usize,
+    ends: &'a [usize],
+}
+
+impl Lines<'_> {
+    #[inline]
+    fn start(&self, i: usize) -> usize {
+        match i {
+            0 => self.origin,
+            _ => self.ends[i - 1],
+        }
+    }
+}
+
+/// Buffers reused from block to block.
+struct Buffers<E> {
+    values: Vec<E>,
+    fields: Vec<(usize, usize)>,
+    outputs: Vec<Vec<u8>>,
+}
+
+impl<C, X: ?Sized> Pipeline<'_, C, X> {
+    /// The one-line message for a refused record: `file:line: [column N: ]reason`.
+    #[cold]
+    fn record_error(&self, source: &Source, line: u64, error: RecordError) -> anyhow::Error {
+        let column = match (self.layout, error) {
+            (_, RecordError::MissingColumn { .. }) | (Layout::Lines, _) => String::new(),
+            (Layout::Csv { index, .. }, _) => format!("column {}: ", index + 1),
+        };
+        let hint = match error {
+            RecordError::OutOfDomain => format!(" {}", self.domain_size),
+            RecordError::NotDigit { .. } | RecordError::NonAscii { .. }
+                if line == 1 && !self.header && *source != Source::Arguments =>
+            {
+                " (if line 1 is a header, add --header)".to_string()
+            }
+            _ => String::new(),
+        };
+        anyhow!("{}: {column}{error}{hint}", source.at(line))
+    }
+}
+
+impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
+    /// Processes every line of `input` into `output` (named `output_name` in messages).
+    /// Returns the number of lines.
+    pub fn run<R: Read, W: Write>(
+        &self,
+        input: R,
+        source: &Source,
+        output: &mut W,
+        output_name: &str,
+        progress: &Progress,
+    ) -> Result<u64> {
+        let mut reader = LineReader::new(input);
+        let mut buffers = Buffers {
+            values: Vec::new(),
+            fields: Vec::new(),
+            outputs: Vec::new(),
+        };
+        let mut line = 1u64;
+        let write_error = || format!("cannot write {output_name}");
+        while reader
+            .next_block(self.block_lines)
+            .with_context(|| format!("cannot read {source}"))?
+        {
+            let (text, ends) = (reader.text(), reader.ends());
+            // The header goes out with the first block, once that block has been checked.
+            let first = usize::from(line == 1 && self.header);
+            let origin = if first == 1 { ends[0] } else { 0 };
+            let lines = Lines {
+                text,
+                origin,
+                ends: &ends[first..],
+            };
+            self.block(&lines, line + first as u64, source, &mut buffers)?;
+            output
+                .write_all(&text[..origin])
+                .with_context(write_error)?;
+            let chunks = (ends.len() - first).div_ceil(CHUNK_LINES);
+            for out in &buffers.outputs[..chunks] {
+                output.write_all(out).with_context(write_error)?;
+            }
+            progress.advance(text.len() as u64);
+            line += ends.len() as u64;
+        }
+        Ok(line - 1)
+    }
+
+    /// Parses, transforms and formats `block` (whose first line is line `line` of the input)
+    /// into `buffers.outputs`, one buffer per chunk.
+    fn block(
+        &self,
+        block: &Lines<'_>,
+        line: u64,
+        source: &Source,
+        buffers: &mut Buffers<C::Elem>,
+    ) -> Result<()> {
+        let stride = self.codec.stride();
+        let Lines { text, ends, .. } = *block;
+        let lines = ends.len();
+        let start = |i: usize| block.start(i);
+
+        // 1. Parse.
+        buffers.values.clear();
+        buffers.values.resize(lines * stride, C::Elem::default());
+        buffers.fields.clear();
+        buffers.fields.resize(lines, (0, 0));
+        let failures: Vec<(usize, RecordError)> = buffers
+            .values
+            .par_chunks_mut(CHUNK_LINES * stride)
+            .zip(buffers.fields.par_chunks_mut(CHUNK_LINES))
+            .enumerate()
+            .filter_map(|(chunk, (values, fields))| {
+                let first = chunk * CHUNK_LINES;
+                let messages = values.chunks_exact_mut(stride).zip(fields.iter_mut());
+                for (i, (message, field)) in (first..).zip(messages) {
+                    let from = start(i);
+                    let (content, _) = records::split_line_ending(&text[from..ends[i]]);
+                    let parsed = self.layout.field(content).and_then(|range| {
+                        self.codec.parse(&content[range.clone()], message)?;
+                        Ok(range)
+                    });
+                    match parsed {
+                        Ok(range) => *field = (from + range.start, from + range.end),
+                        Err(e) => return Some((i, e)),
+                    }
+                }
+                None
+            })
+            .collect();
+        if let Some(&(i, error)) = failures.iter().min_by_key(|(i, _)| *i) {
+            return Err(self.record_error(source, line + i as u64, error));
+        }
+
+        // 2. Transform.
+        C::Elem::apply(self.transform, &mut buffers.values)
+            .map_err(|e| anyhow!("{}: {}", source.at(line + e.index as u64), e.error))?;
+
+        // 3. Format.
+        let chunks = lines.div_ceil(CHUNK_LINES);
+        if buffers.outputs.len() < chunks {
+            buffers.outputs.resize_with(chunks, Vec::new);
+        }
+        let (values, fields) = (&buffers.values, &buffers.fields);
+        buffers.outputs[..chunks]
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(chunk, out)| {
+                out.clear();
+                let first = chunk * CHUNK_LINES;
+                for i in first..lines.min(first + CHUNK_LINES) {
+                    let (field_start, field_end) = fields[i];
+                    out.extend_from_slice(&text[start(i)..field_start]);
+                    self.codec
+                        .format(&values[i * stride..(i + 1) * stride], out);
+                    out.extend_from_slice(&text[field_end..ends[i]]);
+                }
+            });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::number::Numbers;
+    use riffpe::Domain;
+    use riffpe::integer::DigitOrder;
+    use riffpe_batch::BatchError;
+
+    /// Hands out one byte per read, to split lines across reads.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match (self.0.split_first(), buf.first_mut()) {
+                (Some((&byte, rest)), Some(slot)) => {
+                    *slot = byte;
+                    self.0 = rest;
+                    Ok(1)
+                }
+                _ => Ok(0),
+            }
+        }
+    }
+
+    /// Leaves every message as it is: the pipeline alone.
+    struct Identity;
+
+    impl Transform for Identity {
+        fn ints_u64(&self, _: &mut [u64]) -> Result<(), BatchError> {
+            Ok(())
+        }
+        fn ints_u128(&self, _: &mut [u128]) -> Result<(), BatchError> {
+            Ok(())
+        }
+        fn digits(&self, _: &mut [u32]) -> Result<(), BatchError> {
+            Ok(())
+        }
+    }
+
+    fn blocks(input: &[u8], max_lines: usize) -> Vec<Vec<Vec<u8>>> {
+        let mut reader = LineReader::new(Trickle(input));
+        let mut blocks = Vec::new();
+        while reader.next_block(max_lines).unwrap() {
+            let mut start = 0;
+            let mut lines = Vec::new();
+            for &end in reader.ends() {
+                lines.push(reader.text()[start..end].to_vec());
+                start = end;
+            }
+            blocks.push(lines);
+        }
+        blocks
+    }
+
+    #[test]
+    fn lines_are_read_whole_in_blocks() {
+        let input = b"1\n22\r\n\n333\n4444";
+        let lines: Vec<Vec<u8>> = input
+            .split_inclusive(|&b| b == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect();
+        for max_lines in [1, 2, 3, 5, 100] {
+            let blocks = blocks(input, max_lines);
+            assert!(blocks.iter().all(|b| !b.is_empty() && b.len() <= max_lines));
+            assert_eq!(blocks.concat(), lines, "{max_lines}");
+        }
+        assert!(blocks(b"", 10).is_empty());
+        assert_eq!(blocks(b"\n", 10), [[b"\n".to_vec()]]);
+    }
+
+    fn run(input: &[u8], layout: Layout, header: bool, block_lines: usize) -> Result<Vec<u8>> {
+        let domain = Domain::Uniform {
+            radix: 100,
+            digits: 8,
+        };
+        let Numbers::U64(codec) = Numbers::new(domain, DigitOrder::LittleEndian) else {
+            unreachable!()
+        };
+        let pipeline = Pipeline {
+            codec: &codec,
+            transform: &Identity,
+            layout,
+            header,
+            block_lines,
+            domain_size: "10000000000000000".into(),
+        };
+        let mut out = Vec::new();
+        let source = Source::File("in.txt".into());
+        pipeline.run(Trickle(input), &source, &mut out, "out", &Progress::none())?;
+        Ok(out)
+    }
+
+    #[test]
+    fn every_other_byte_passes_through() {
+        let csv = Layout::Csv {
+            index: 1,
+            delimiter: b';',
+        };
+        let cases: &[(&[u8], Layout, bool, &[u8])] = &[
+            (b"", Layout::Lines, false, b""),
+            (
+                b"42\n7\r\n9",
+                Layout::Lines,
+                false,
+                b"0000000000000042\n0000000000000007\r\n0000000000000009",
+            ),
+            (b"n\n1\n", Layout::Lines, true, b"n\n0000000000000001\n"),
+            (
+                b"a;b;c\r\nx;5;\xff\r\ny;6\n",
+                csv,
+                true,
+                b"a;b;c\r\nx;0000000000000005;\xff\r\ny;0000000000000006\n",
+            ),
+            (b"x;5\n", csv, false, b"x;0000000000000005\n"),
+        ];
+        for &(input, layout, header, expected) in cases {
+            for block_lines in [1, 2, MAX_BLOCK_LINES] {
+                let out = run(input, layout, header, block_lines).unwrap();
+                assert_eq!(out, expected, "{input:?} {block_lines}");
+            }
+        }
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let input = b"1\n2\n3\n4\nfive\n6\n";
+        for block_lines in [1, 2, 3, MAX_BLOCK_LINES] {
+            let message = run(input, Layout::Lines, false, block_lines)
+                .unwrap_err()
+                .to_string();
+            assert_eq!(message, "in.txt:5: 'f' at byte 1 is not a decimal digit");
+        }
+        let csv = Layout::Csv {
+            index: 2,
+            delimiter: b',',
+        };
+        let message = run(b"h\n1,2,3\n1,2\n", csv, true, 1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(message, "in.txt:3: no column 3: the line has 2 fields");
+        let message = run(b"a,b,c\n", csv, false, 1).unwrap_err().to_string();
+        assert_eq!(
+            message,
+            "in.txt:1: column 3: 'c' at byte 1 is not a decimal digit (if line 1 is a header, add --header)"
+        );
+        let message = run(b"10000000000000000\n", Layout::Lines, false, 1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            "in.txt:1: the value is not below the domain size 10000000000000000"
+        );
+    }
+
+    #[test]
+    fn block_sizes() {
+        let cheap = block_lines([100; 8].into_iter(), 16);
+        assert_eq!(cheap, MAX_BLOCK_LINES);
+        let dear = block_lines([1 << 20; 3].into_iter(), 16);
+        assert_eq!(dear, MIN_BLOCK_LINES);
+    }
+}

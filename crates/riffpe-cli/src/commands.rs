@@ -1,0 +1,271 @@
+//! What each subcommand does with its parsed arguments.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Cursor, ErrorKind, IsTerminal, Read, Write};
+use std::num::NonZeroUsize;
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow, bail};
+use riffpe::integer::DigitOrder;
+use riffpe::{Riffpe, RiffpeX};
+use riffpe_batch::Mode;
+use zeroize::Zeroizing;
+
+use crate::args::{BasesArgs, Cli, Command, CryptArgs, CsvArgs, KeygenArgs, SchemeArgs};
+use crate::bulk::{self, Layout, Pipeline, Source};
+use crate::engine::{Direction, Engine, Scheme};
+use crate::key::{self, KEY_ENV};
+use crate::number::{Codec, Numbers};
+use crate::output::{self, Sink};
+use crate::progress::Progress;
+
+/// Runs the subcommand.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Encrypt(args) => crypt(&args, Direction::Encrypt),
+        Command::Decrypt(args) => crypt(&args, Direction::Decrypt),
+        Command::Keygen(args) => keygen(&args),
+        Command::Bases(args) => bases(&args),
+    }
+}
+
+/// `encrypt` and `decrypt`.
+pub fn crypt(args: &CryptArgs, direction: Direction) -> Result<()> {
+    // `into_string` moves the buffer, so the only copy is the one zeroized on drop.
+    let env = std::env::var_os(KEY_ENV).map(|value| match value.into_string() {
+        Ok(text) => Zeroizing::new(text),
+        Err(value) => Zeroizing::new(value.to_string_lossy().into_owned()),
+    });
+    let key = key::load(args.key.key_file.as_deref(), args.key.key.as_deref(), env)?;
+    let tweak = tweak(&args.scheme)?;
+    let scheme = build_scheme(&args.scheme, &key, &tweak)?;
+    drop(key);
+
+    let order = match args.scheme.big_endian {
+        true => DigitOrder::BigEndian,
+        false => DigitOrder::LittleEndian,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.io.threads.map_or(0, NonZeroUsize::get))
+        .build()
+        .context("cannot start the worker threads")?;
+    let mode = match pool.current_num_threads() {
+        1 => Mode::Lockstep,
+        _ => Mode::Parallel,
+    };
+    let block_lines = match args.values.is_empty() {
+        // All arguments in one block: an error in any of them prints nothing.
+        false => usize::MAX,
+        true => bulk::block_lines(scheme.domain().radices(), args.scheme.bytes_per_value),
+    };
+    let numbers = Numbers::new(scheme.domain(), order);
+    let engine = Engine {
+        scheme,
+        direction,
+        order,
+        mode,
+    };
+    let layout = layout(&args.csv);
+    let domain_size = numbers.size();
+    pool.install(|| {
+        let run = Run {
+            args,
+            engine: &engine,
+            layout,
+            block_lines,
+            domain_size,
+        };
+        match &numbers {
+            Numbers::U64(codec) => run.stream(codec),
+            Numbers::U128(codec) => run.stream(codec),
+            Numbers::Big(codec) => run.stream(codec),
+        }
+    })
+}
+
+/// The tweak from `-t HEX` or `--tweak-text TEXT` (empty without either).
+fn tweak(args: &SchemeArgs) -> Result<Vec<u8>> {
+    if let Some(hex) = &args.tweak {
+        if hex.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let bytes = key::decode_hex(hex).context("-t/--tweak")?;
+        return Ok(bytes.to_vec());
+    }
+    Ok(args
+        .tweak_text
+        .as_deref()
+        .map(|text| text.as_bytes().to_vec())
+        .unwrap_or_default())
+}
+
+/// Riffpe (`-n`, `-l`) or RiffpeX (`--radices`), with the parameters checked.
+fn build_scheme(args: &SchemeArgs, key: &[u8], tweak: &[u8]) -> Result<Scheme> {
+    let bytes_per_value = args.bytes_per_value;
+    let built = match &args.radices {
+        Some(radices) => {
+            RiffpeX::with_bytes_per_value(radices.clone(), key, tweak, bytes_per_value)
+                .map(Scheme::RiffpeX)
+        }
+        None => Riffpe::with_bytes_per_value(args.radix, args.digits, key, tweak, bytes_per_value)
+            .map(Scheme::Riffpe),
+    };
+    built.map_err(|error| {
+        let uniform = args.radices.is_none();
+        match error {
+            riffpe::Error::InvalidRadix { radix, .. } if uniform => {
+                anyhow!("invalid parameters: -n/--radix {radix} is below 2")
+            }
+            riffpe::Error::NoDigits if uniform => {
+                anyhow!("invalid parameters: -l/--digits must be at least 1")
+            }
+            riffpe::Error::InvalidBytesPerValue { .. } => {
+                anyhow!("invalid parameters: -b/--bytes-per-value must be at least 1")
+            }
+            error => anyhow!("invalid parameters: {error}"),
+        }
+    })
+}
+
+fn layout(args: &CsvArgs) -> Layout {
+    match args.column {
+        Some(column) => Layout::Csv {
+            index: column.get() - 1,
+            delimiter: args.delimiter,
+        },
+        None => Layout::Lines,
+    }
+}
+
+/// One `encrypt` or `decrypt` run, before the codec is chosen.
+struct Run<'a> {
+    args: &'a CryptArgs,
+    engine: &'a Engine,
+    layout: Layout,
+    block_lines: usize,
+    domain_size: String,
+}
+
+impl Run<'_> {
+    /// Opens the input and output and streams one through the other.
+    fn stream<C: Codec>(self, codec: &C) -> Result<()> {
+        let io_args = &self.args.io;
+        let input_path = io_args
+            .input
+            .as_deref()
+            .filter(|path| *path != Path::new("-"));
+        let (input, source, size): (Box<dyn Read>, Source, Option<u64>) =
+            match (self.args.values.is_empty(), input_path) {
+                (false, _) => {
+                    let text = bulk::arguments_text(&self.args.values)?;
+                    (Box::new(Cursor::new(text)), Source::Arguments, None)
+                }
+                (true, Some(path)) => {
+                    let file = File::open(path)
+                        .with_context(|| format!("cannot open input {}", path.display()))?;
+                    let size = file
+                        .metadata()
+                        .ok()
+                        .filter(|m| m.is_file())
+                        .map(|m| m.len());
+                    (Box::new(file), Source::File(path.to_path_buf()), size)
+                }
+                (true, None) => {
+                    let stdin = io::stdin();
+                    if stdin.is_terminal() && !io_args.quiet {
+                        eprintln!(
+                            "riffpe: reading integers from the terminal, one per line (Ctrl-D ends)"
+                        );
+                    }
+                    (Box::new(stdin.lock()), Source::Stdin, None)
+                }
+            };
+
+        let output_path = io_args
+            .output
+            .as_deref()
+            .filter(|path| *path != Path::new("-"));
+        let mut sink = match output_path {
+            Some(path) => {
+                if input_path.is_some_and(|input| output::same_file(input, path)) {
+                    bail!(
+                        "--output {} is the input file: write to another file (the input is never modified)",
+                        path.display()
+                    );
+                }
+                Sink::file(path)?
+            }
+            None => Sink::stdout(),
+        };
+
+        let progress = Progress::for_input(size, io_args.quiet);
+        let pipeline = Pipeline {
+            codec,
+            transform: self.engine,
+            layout: self.layout,
+            header: self.args.csv.header,
+            block_lines: self.block_lines,
+            domain_size: self.domain_size,
+        };
+        let name = sink.name();
+        pipeline.run(input, &source, &mut sink, &name, &progress)?;
+        drop(progress);
+        sink.commit()
+    }
+}
+
+/// `keygen`.
+pub fn keygen(args: &KeygenArgs) -> Result<()> {
+    let mut key = Zeroizing::new(vec![0u8; args.bits.bytes()]);
+    getrandom::fill(&mut key)
+        .map_err(|e| anyhow!("cannot get random bytes from the operating system: {e}"))?;
+    let mut text = key::encode_hex(&key);
+    text.push('\n');
+    match &args.output {
+        Some(path) => write_new_file(path, text.as_bytes()),
+        None => {
+            let mut out = io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .context("cannot write to stdout")
+        }
+    }
+}
+
+/// Creates `path` (mode 0600 on Unix) with `contents`; refuses an existing file, and removes a
+/// file it could not finish.
+fn write_new_file(path: &Path, contents: &[u8]) -> Result<()> {
+    let shown = path.display();
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path).map_err(|e| match e.kind() {
+        ErrorKind::AlreadyExists => anyhow!("{shown} already exists: not overwritten"),
+        _ => anyhow!(e).context(format!("cannot create {shown}")),
+    })?;
+    let written = file.write_all(contents).and_then(|()| file.sync_all());
+    if let Err(e) = written {
+        drop(file);
+        let _ = std::fs::remove_file(path);
+        return Err(anyhow!(e).context(format!("cannot write {shown}")));
+    }
+    Ok(())
+}
+
+/// `bases`.
+pub fn bases(args: &BasesArgs) -> Result<()> {
+    let bases = riffpe::find_best_bases(args.size, args.threshold).map_err(|e| anyhow!("{e}"))?;
+    let list: Vec<String> = bases.iter().map(u64::to_string).collect();
+    let mut out = io::stdout().lock();
+    writeln!(out, "{}", list.join(","))
+        .and_then(|()| out.flush())
+        .context("cannot write to stdout")?;
+    if let Some(radix) = bases.iter().find(|&&b| b > u64::from(u32::MAX)) {
+        eprintln!("note: radix {radix} is not below 2^32, which RiffpeX requires");
+    }
+    Ok(())
+}

@@ -1,0 +1,461 @@
+//! One record of input taken apart and put back together: line endings, CSV fields, decimal
+//! integers.
+//!
+//! Every function here is pure, allocates nothing per call (only `write_*` append to the caller's
+//! buffer) and never panics, whatever the bytes: this is the surface a fuzz target calls.
+//!
+//! The accepted text is deliberately strict, so that nothing is guessed about the data:
+//!
+//! - a line ends in `\n` or `\r\n` (or in nothing, for the last line of a file); the ending is
+//!   kept and written back unchanged, so CRLF files stay CRLF;
+//! - an integer is one or more ASCII digits `0`–`9`, leading zeros allowed (outputs are
+//!   zero-padded, so they must read back); no sign, no spaces around or inside, no `_`, no
+//!   non-ASCII digits;
+//! - a CSV field is the bytes between two delimiters; quotes are not interpreted, so a field
+//!   holding the delimiter inside quotes is not supported (the column to encrypt may not be
+//!   quoted: that is reported as an error rather than mangled).
+
+use core::fmt;
+use core::ops::Range;
+
+/// Why one record (a line, a CSV row or an argument) was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RecordError {
+    /// The field is empty.
+    Empty,
+    /// The field starts with `+` or `-`.
+    Sign,
+    /// A space, tab or other ASCII whitespace byte.
+    Whitespace {
+        /// 0-based byte offset in the field.
+        position: usize,
+    },
+    /// The field starts with a double quote: quoted CSV fields are not supported.
+    Quoted,
+    /// A non-ASCII byte (a UTF-8 character other than `0`–`9`, or invalid UTF-8).
+    NonAscii {
+        /// 0-based byte offset in the field.
+        position: usize,
+    },
+    /// An ASCII byte that is not a decimal digit.
+    NotDigit {
+        /// 0-based byte offset in the field.
+        position: usize,
+        /// The byte.
+        byte: u8,
+    },
+    /// A well-formed integer that is not below the size of the domain.
+    OutOfDomain,
+    /// A CSV row with fewer fields than the column asked for.
+    MissingColumn {
+        /// The column asked for, 1-based as on the command line.
+        column: usize,
+        /// The fields the row has (0 for an empty line).
+        fields: usize,
+    },
+    /// A line break inside a command-line argument.
+    LineBreak,
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RecordError::Empty => f.write_str("empty, expected a decimal integer"),
+            RecordError::Sign => f.write_str("a sign is not allowed, expected a decimal integer"),
+            RecordError::Whitespace { position } => write!(
+                f,
+                "whitespace at byte {} (spaces are not trimmed)",
+                position + 1
+            ),
+            RecordError::Quoted => f.write_str("quoted fields are not supported"),
+            RecordError::NonAscii { position } => write!(
+                f,
+                "a non-ASCII character at byte {} is not a decimal digit",
+                position + 1
+            ),
+            RecordError::NotDigit { position, byte } => write!(
+                f,
+                "'{}' at byte {} is not a decimal digit",
+                char::from(byte).escape_default(),
+                position + 1
+            ),
+            RecordError::OutOfDomain => f.write_str("the value is not below the domain size"),
+            RecordError::MissingColumn { column, fields } => match fields {
+                0 => write!(f, "no column {column}: the line is empty"),
+                1 => write!(f, "no column {column}: the line has 1 field"),
+                _ => write!(f, "no column {column}: the line has {fields} fields"),
+            },
+            RecordError::LineBreak => f.write_str("a line break inside an argument"),
+        }
+    }
+}
+
+impl std::error::Error for RecordError {}
+
+/// Splits a line as read (with its ending) into its content and its ending: `"\n"`, `"\r\n"`,
+/// or `""` for a last line without one.
+///
+/// ```
+/// use riffpe_cli::records::split_line_ending;
+/// assert_eq!(split_line_ending(b"12\r\n"), (&b"12"[..], &b"\r\n"[..]));
+/// assert_eq!(split_line_ending(b"12\n"), (&b"12"[..], &b"\n"[..]));
+/// assert_eq!(split_line_ending(b"12"), (&b"12"[..], &b""[..]));
+/// ```
+pub fn split_line_ending(line: &[u8]) -> (&[u8], &[u8]) {
+    let ending = match line {
+        [.., b'\r', b'\n'] => 2,
+        [.., b'\n'] => 1,
+        _ => 0,
+    };
+    line.split_at(line.len() - ending)
+}
+
+/// The byte range of field `index` (0-based) of `content`, fields separated by `delimiter`.
+///
+/// Quotes are not interpreted. An error names the column 1-based, as the command line does.
+///
+/// ```
+/// use riffpe_cli::records::{field_range, RecordError};
+/// assert_eq!(field_range(b"alice,1234,x", b',', 1), Ok(6..10));
+/// assert_eq!(field_range(b"alice,1234", b',', 2),
+///            Err(RecordError::MissingColumn { column: 3, fields: 2 }));
+/// ```
+pub fn field_range(
+    content: &[u8],
+    delimiter: u8,
+    index: usize,
+) -> Result<Range<usize>, RecordError> {
+    let mut start = 0;
+    for _ in 0..index {
+        match find_byte(&content[start..], delimiter) {
+            Some(offset) => start += offset + 1,
+            None => {
+                let fields = if content.is_empty() {
+                    0
+                } else {
+                    content.iter().filter(|&&b| b == delimiter).count() + 1
+                };
+                return Err(RecordError::MissingColumn {
+                    column: index.saturating_add(1),
+                    fields,
+                });
+            }
+        }
+    }
+    let end = find_byte(&content[start..], delimiter).map_or(content.len(), |p| start + p);
+    Ok(start..end)
+}
+
+/// The offset of the first `byte` in `haystack`.
+#[inline]
+pub fn find_byte(haystack: &[u8], byte: u8) -> Option<usize> {
+    haystack.iter().position(|&b| b == byte)
+}
+
+/// Checks that `field` is a plain decimal integer: one or more ASCII digits and nothing else.
+pub fn check_decimal(field: &[u8]) -> Result<(), RecordError> {
+    if field.is_empty() {
+        return Err(RecordError::Empty);
+    }
+    match field.iter().position(|b| !b.is_ascii_digit()) {
+        Some(position) => Err(classify(field, position)),
+        None => Ok(()),
+    }
+}
+
+/// Why the byte at `position` (not an ASCII digit) makes `field` no decimal integer.
+#[cold]
+fn classify(field: &[u8], position: usize) -> RecordError {
+    let byte = field[position];
+    match byte {
+        b'+' | b'-' if position == 0 => RecordError::Sign,
+        b'"' if position == 0 => RecordError::Quoted,
+        b if b.is_ascii_whitespace() => RecordError::Whitespace { position },
+        b if !b.is_ascii() => RecordError::NonAscii { position },
+        _ => RecordError::NotDigit { position, byte },
+    }
+}
+
+/// The machine integers a field parses to on the fast path: `u64` and `u128`.
+pub trait Decimal: Copy + Ord + Send + Sync + Default + sealed::Sealed {
+    /// Appends `self` in decimal, zero-padded on the left to at least `width` digits.
+    fn write_padded(self, width: usize, out: &mut Vec<u8>);
+    #[doc(hidden)]
+    fn push_digit(self, digit: u8) -> Option<Self>;
+}
+
+/// Parses a plain decimal integer (see [`check_decimal`]) that is at most `max`.
+///
+/// ```
+/// use riffpe_cli::records::{parse_decimal, RecordError};
+/// assert_eq!(parse_decimal(b"0042", 99u64), Ok(42));
+/// assert_eq!(parse_decimal(b"100", 99u64), Err(RecordError::OutOfDomain));
+/// assert_eq!(parse_decimal(b"-1", 99u64), Err(RecordError::Sign));
+/// ```
+#[inline]
+pub fn parse_decimal<T: Decimal>(field: &[u8], max: T) -> Result<T, RecordError> {
+    if field.is_empty() {
+        return Err(RecordError::Empty);
+    }
+    let mut value = T::default();
+    for (position, &byte) in field.iter().enumerate() {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return Err(classify(field, position));
+        }
+        value = match value.push_digit(digit) {
+            Some(value) => value,
+            None => {
+                // Too large for the type: say so only if the rest is a well-formed integer.
+                check_decimal(field)?;
+                return Err(RecordError::OutOfDomain);
+            }
+        };
+    }
+    if value > max {
+        return Err(RecordError::OutOfDomain);
+    }
+    Ok(value)
+}
+
+/// `"00" "01" … "99"`: two digits per division.
+const PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+impl Decimal for u64 {
+    #[inline]
+    fn write_padded(self, width: usize, out: &mut Vec<u8>) {
+        let len = self.checked_ilog10().map_or(1, |l| l as usize + 1);
+        let width = width.max(len);
+        let start = out.len();
+        out.resize(start + width, b'0');
+        let digits = &mut out[start..];
+        let mut end = digits.len();
+        let mut rest = self;
+        while rest >= 100 {
+            let pair = (rest % 100) as usize * 2;
+            rest /= 100;
+            digits[end - 2..end].copy_from_slice(&PAIRS[pair..pair + 2]);
+            end -= 2;
+        }
+        if rest >= 10 {
+            let pair = rest as usize * 2;
+            digits[end - 2..end].copy_from_slice(&PAIRS[pair..pair + 2]);
+        } else {
+            digits[end - 1] = b'0' + rest as u8;
+        }
+    }
+
+    #[inline]
+    fn push_digit(self, digit: u8) -> Option<Self> {
+        self.checked_mul(10)?.checked_add(u64::from(digit))
+    }
+}
+
+/// `10^19`, the largest power of ten below `2^64`.
+const TEN_POW_19: u128 = 10_000_000_000_000_000_000;
+
+impl Decimal for u128 {
+    #[inline]
+    fn write_padded(self, width: usize, out: &mut Vec<u8>) {
+        match u64::try_from(self) {
+            Ok(small) => small.write_padded(width, out),
+            Err(_) => {
+                // Two u128 divisions at most, then the u64 formatter for each piece.
+                let (high, low) = (self / TEN_POW_19, (self % TEN_POW_19) as u64);
+                high.write_padded(width.saturating_sub(19), out);
+                low.write_padded(19, out);
+            }
+        }
+    }
+
+    #[inline]
+    fn push_digit(self, digit: u8) -> Option<Self> {
+        self.checked_mul(10)?.checked_add(u128::from(digit))
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u64 {}
+    impl Sealed for u128 {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn padded<T: Decimal>(value: T, width: usize) -> String {
+        let mut out = b"x".to_vec();
+        value.write_padded(width, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn line_endings() {
+        assert_eq!(split_line_ending(b""), (&b""[..], &b""[..]));
+        assert_eq!(split_line_ending(b"\n"), (&b""[..], &b"\n"[..]));
+        assert_eq!(split_line_ending(b"\r\n"), (&b""[..], &b"\r\n"[..]));
+        assert_eq!(split_line_ending(b"\r"), (&b"\r"[..], &b""[..]));
+        assert_eq!(split_line_ending(b"1\r\r\n"), (&b"1\r"[..], &b"\r\n"[..]));
+    }
+
+    #[test]
+    fn fields() {
+        assert_eq!(field_range(b"", b',', 0), Ok(0..0));
+        assert_eq!(field_range(b"a,b,c", b',', 0), Ok(0..1));
+        assert_eq!(field_range(b"a,b,c", b',', 2), Ok(4..5));
+        assert_eq!(field_range(b"a,,c", b',', 1), Ok(2..2));
+        assert_eq!(field_range(b"a,b,", b',', 2), Ok(4..4));
+        assert_eq!(field_range(b"a\tb", b'\t', 1), Ok(2..3));
+        assert_eq!(
+            field_range(b"", b',', 1),
+            Err(RecordError::MissingColumn {
+                column: 2,
+                fields: 0
+            })
+        );
+        assert_eq!(
+            field_range(b"abc", b',', 1),
+            Err(RecordError::MissingColumn {
+                column: 2,
+                fields: 1
+            })
+        );
+        assert_eq!(
+            field_range(b"a,b", b',', usize::MAX),
+            Err(RecordError::MissingColumn {
+                column: usize::MAX,
+                fields: 2
+            })
+        );
+    }
+
+    #[test]
+    fn parse_accepts_plain_decimals() {
+        assert_eq!(parse_decimal(b"0", 0u64), Ok(0));
+        assert_eq!(
+            parse_decimal(b"000000000000000000000000000007", 7u64),
+            Ok(7)
+        );
+        assert_eq!(
+            parse_decimal(b"18446744073709551615", u64::MAX),
+            Ok(u64::MAX)
+        );
+        assert_eq!(
+            parse_decimal(b"340282366920938463463374607431768211455", u128::MAX),
+            Ok(u128::MAX)
+        );
+        assert_eq!(
+            parse_decimal(b"9999999999999999", 9_999_999_999_999_999u64),
+            Ok(9_999_999_999_999_999)
+        );
+    }
+
+    #[test]
+    fn parse_refuses_with_a_reason() {
+        let max = 9_999_999_999_999_999u64;
+        let cases: &[(&[u8], RecordError)] = &[
+            (b"", RecordError::Empty),
+            (b"-1", RecordError::Sign),
+            (b"+1", RecordError::Sign),
+            (
+                b"1-",
+                RecordError::NotDigit {
+                    position: 1,
+                    byte: b'-',
+                },
+            ),
+            (b" 1", RecordError::Whitespace { position: 0 }),
+            (b"1 ", RecordError::Whitespace { position: 1 }),
+            (b"1\t2", RecordError::Whitespace { position: 1 }),
+            (b"12\r", RecordError::Whitespace { position: 2 }),
+            (b"\"12\"", RecordError::Quoted),
+            ("١٢".as_bytes(), RecordError::NonAscii { position: 0 }),
+            (b"1\xff", RecordError::NonAscii { position: 1 }),
+            (
+                b"1_000",
+                RecordError::NotDigit {
+                    position: 1,
+                    byte: b'_',
+                },
+            ),
+            (
+                b"0x10",
+                RecordError::NotDigit {
+                    position: 1,
+                    byte: b'x',
+                },
+            ),
+            (b"10000000000000000", RecordError::OutOfDomain),
+            (b"18446744073709551616", RecordError::OutOfDomain),
+            (b"99999999999999999999999999", RecordError::OutOfDomain),
+            (
+                b"99999999999999999999999999x",
+                RecordError::NotDigit {
+                    position: 26,
+                    byte: b'x',
+                },
+            ),
+        ];
+        for &(field, expected) in cases {
+            assert_eq!(parse_decimal(field, max), Err(expected), "{field:?}");
+            if expected != RecordError::OutOfDomain {
+                assert_eq!(check_decimal(field), Err(expected), "{field:?}");
+            }
+        }
+        assert_eq!(
+            parse_decimal(b"340282366920938463463374607431768211456", u128::MAX),
+            Err(RecordError::OutOfDomain)
+        );
+    }
+
+    #[test]
+    fn padded_output() {
+        assert_eq!(padded(0u64, 1), "x0");
+        assert_eq!(padded(0u64, 0), "x0");
+        assert_eq!(padded(7u64, 3), "x007");
+        assert_eq!(padded(42u64, 2), "x42");
+        assert_eq!(padded(123u64, 2), "x123");
+        assert_eq!(padded(5158543106053628u64, 16), "x5158543106053628");
+        assert_eq!(padded(1u64, 16), "x0000000000000001");
+        assert_eq!(padded(u64::MAX, 20), "x18446744073709551615");
+        assert_eq!(padded(u128::MAX, 39), format!("x{}", u128::MAX));
+        assert_eq!(padded(u128::MAX, 41), format!("x00{}", u128::MAX));
+        assert_eq!(padded(TEN_POW_19, 21), "x010000000000000000000");
+        assert_eq!(padded(5u128, 30), format!("x{:030}", 5));
+        for v in [
+            1u128 << 64,
+            (1 << 64) + 1,
+            10u128.pow(38),
+            12345678901234567890123,
+        ] {
+            assert_eq!(padded(v, 40), format!("x{v:040}"));
+        }
+    }
+
+    #[test]
+    fn parse_and_format_round_trip() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let value = x >> (x % 64);
+            let mut text = Vec::new();
+            value.write_padded(20, &mut text);
+            assert_eq!(parse_decimal(&text, u64::MAX), Ok(value));
+            assert_eq!(text, format!("{value:020}").into_bytes());
+            let wide = (u128::from(x) << 64) | u128::from(value);
+            text.clear();
+            wide.write_padded(39, &mut text);
+            assert_eq!(text, format!("{wide:039}").into_bytes());
+            assert_eq!(parse_decimal(&text, u128::MAX), Ok(wide));
+        }
+    }
+}

@@ -1,0 +1,1269 @@
+//! End-to-end tests of the `riffpe` binary: what a user types, what they get back.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use num_bigint::BigUint;
+use tempfile::TempDir;
+
+/// The key of SPEC's reference examples.
+const KEY: &str = "00112233445566778899aabbccddeeff";
+
+/// Every key a test uses: none may ever appear in any output.
+const SECRETS: &[&str] = &[
+    KEY,
+    "2b7e151628aed2a6abf7158809cf4f3c",
+    "000102030405060708090a0b0c0d0e0f1011121314151617",
+];
+
+/// The binary, with no key in its environment.
+fn riffpe() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_riffpe"));
+    command.env_remove("RIFFPE_KEY").env("RUST_BACKTRACE", "1");
+    command
+}
+
+/// The binary with `RIFFPE_KEY` set to [`KEY`].
+fn keyed() -> Command {
+    let mut command = riffpe();
+    command.env("RIFFPE_KEY", KEY);
+    command
+}
+
+/// Runs `command`, checks that no key leaked into its output, and returns the output.
+fn run(command: &mut Command) -> Output {
+    let output = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).to_lowercase();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_lowercase();
+    for secret in SECRETS {
+        // Every 8-character window, so a truncated echo is caught too.
+        for window in secret.as_bytes().windows(8) {
+            let window = std::str::from_utf8(window).unwrap();
+            assert!(!stdout.contains(window), "key bytes on stdout: {stdout}");
+            assert!(!stderr.contains(window), "key bytes on stderr: {stderr}");
+        }
+    }
+    output
+}
+
+/// Runs `command`, expects success, returns stdout.
+fn success(command: &mut Command) -> String {
+    let output = run(command);
+    assert!(
+        output.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Runs `command`, expects exit status 1 with one `error: …` line on stderr and nothing on
+/// stdout, and returns that line.
+fn failure(command: &mut Command) -> String {
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(output.stdout.is_empty(), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|line| !line.starts_with("warning: a key given with -k"))
+        .collect();
+    assert_eq!(lines.len(), 1, "one line expected: {stderr}");
+    assert!(lines[0].starts_with("error: "), "{stderr}");
+    assert!(
+        !stderr.contains("backtrace") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    lines[0].to_string()
+}
+
+/// A deterministic stream of numbers.
+struct Xorshift(u64);
+
+impl Xorshift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// `count` lines of random numbers below `10^digits`, zero-padded.
+    fn lines(&mut self, count: usize, digits: u32) -> String {
+        (0..count)
+            .map(|_| {
+                format!(
+                    "{:0w$}\n",
+                    self.next() % 10u64.pow(digits),
+                    w = digits as usize
+                )
+            })
+            .collect()
+    }
+}
+
+/// A directory with files in it.
+struct Files(TempDir);
+
+impl Files {
+    fn new() -> Self {
+        Files(tempfile::tempdir().unwrap())
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.path().join(name)
+    }
+
+    fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(name);
+        fs::write(&path, contents).unwrap();
+        path
+    }
+
+    /// The names of the files in the directory, sorted.
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(self.0.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    fs::read(path).unwrap()
+}
+
+// --- Single values ---------------------------------------------------------------------------
+
+#[test]
+fn the_four_spec_examples() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "encrypt",
+                "-k",
+                KEY,
+                "-n",
+                "100",
+                "-l",
+                "8",
+                "1234123456785678",
+            ],
+            "5158543106053628\n",
+        ),
+        (
+            &[
+                "decrypt",
+                "-k",
+                KEY,
+                "-n",
+                "100",
+                "-l",
+                "8",
+                "5158543106053628",
+            ],
+            "1234123456785678\n",
+        ),
+        (
+            &[
+                "encrypt",
+                "-k",
+                KEY,
+                "-n",
+                "100",
+                "-l",
+                "8",
+                "7856785634123412",
+                "-B",
+            ],
+            "2836050631545851\n",
+        ),
+        (
+            &[
+                "encrypt",
+                "-k",
+                KEY,
+                "-n",
+                "100",
+                "-l",
+                "8",
+                "7766554433221100",
+                "-t",
+                "416C696365",
+            ],
+            "4744161879108363\n",
+        ),
+    ];
+    for (args, expected) in cases {
+        assert_eq!(success(riffpe().args(*args)), *expected, "{args:?}");
+    }
+}
+
+#[test]
+fn defaults_aliases_and_text_tweaks_match_the_reference_flags() {
+    // -n 100 -l 8 are the defaults; --base/--length/--tag are the Python CLI's names.
+    assert_eq!(
+        success(keyed().args(["encrypt", "1234123456785678"])),
+        "5158543106053628\n"
+    );
+    assert_eq!(
+        success(keyed().args([
+            "encrypt",
+            "--base",
+            "100",
+            "--length",
+            "8",
+            "--tag",
+            "416c696365",
+            "7766554433221100"
+        ])),
+        "4744161879108363\n"
+    );
+    assert_eq!(
+        success(keyed().args(["encrypt", "--tweak-text", "Alice", "7766554433221100"])),
+        "4744161879108363\n"
+    );
+    assert_eq!(
+        success(keyed().args(["decrypt", "--big-endian", "2836050631545851"])),
+        "7856785634123412\n"
+    );
+}
+
+#[test]
+fn several_values_print_one_per_line_zero_padded() {
+    let out = success(keyed().args([
+        "encrypt", "-n", "10", "-l", "6", "0", "7", "999999", "000042",
+    ]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.len() == 6 && l.bytes().all(|b| b.is_ascii_digit()))
+    );
+    let mut args = vec!["decrypt", "-n", "10", "-l", "6"];
+    args.extend(&lines);
+    assert_eq!(
+        success(keyed().args(&args)),
+        "000000\n000007\n999999\n000042\n"
+    );
+}
+
+#[test]
+fn padding_is_the_width_of_the_largest_value() {
+    // N = 26·10·10 = 2600: outputs have 4 digits; N = 2^64: 20 digits.
+    let out = success(keyed().args(["encrypt", "--radices", "26,10,10", "5"]));
+    assert_eq!(out.trim_end().len(), 4, "{out}");
+    let out = success(keyed().args(["encrypt", "-n", "65536", "-l", "4", "5"]));
+    assert_eq!(out.trim_end().len(), 20, "{out}");
+}
+
+#[test]
+fn riffpex_through_radices_matches_a_reference_vector() {
+    // public.jsonl: radices [40,50,50,100], b = 15, plaintext [17,23,18,72] → [15,16,17,89].
+    let key = "000102030405060708090a0b0c0d0e0f1011121314151617";
+    let little = |d: [u64; 4]| d[0] + 40 * (d[1] + 50 * (d[2] + 50 * d[3]));
+    let big = |d: [u64; 4]| d[3] + 100 * (d[2] + 50 * (d[1] + 50 * d[0]));
+    let plain = [17, 23, 18, 72];
+    let vector_key = "dfc456618f35bddd6b78c1fdefffc1c91a50b725aff718d4";
+    let args = ["--radices", "40,50,50,100", "-b", "15", "-t", "822ee39014"];
+    let out = success(
+        riffpe()
+            .env("RIFFPE_KEY", vector_key)
+            .arg("encrypt")
+            .args(args)
+            .arg(format!("{}", little(plain))),
+    );
+    assert_eq!(out, format!("{:07}\n", little([15, 16, 17, 89])));
+    let out = success(
+        riffpe()
+            .env("RIFFPE_KEY", vector_key)
+            .arg("decrypt")
+            .args(args)
+            .arg(format!("{}", little([15, 16, 17, 89]))),
+    );
+    assert_eq!(out, format!("{:07}\n", little(plain)));
+    // The same digits read big-endian.
+    let out = success(
+        riffpe()
+            .env("RIFFPE_KEY", vector_key)
+            .args(["encrypt", "-B"])
+            .args(args)
+            .arg(format!("{}", big(plain))),
+    );
+    assert_eq!(out, format!("{:07}\n", big([15, 16, 17, 89])));
+    // Another key gives another answer (the key is really used).
+    let other = success(riffpe().args(["encrypt", "--key", key]).args(args).arg("0"));
+    assert_eq!(other.len(), 8);
+}
+
+/// Every reference vector of the core crate, through the command line, as integers.
+#[test]
+fn every_public_vector_through_the_command_line() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../riffpe/tests/data/public.jsonl"
+    );
+    let text = fs::read_to_string(path).unwrap();
+    let mut checked = 0;
+    for (number, line) in text.lines().enumerate() {
+        let vector: serde_json::Value = serde_json::from_str(line).unwrap();
+        let digits = |name: &str| -> Vec<u32> {
+            vector[name]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_u64().unwrap() as u32)
+                .collect()
+        };
+        let mut args: Vec<String> = Vec::new();
+        let radices: Vec<u32> = if vector["scheme"] == "riffpex" {
+            let radices = digits("radices");
+            let list: Vec<String> = radices.iter().map(u32::to_string).collect();
+            args.extend(["--radices".into(), list.join(",")]);
+            radices
+        } else {
+            let radix = vector["radix"].as_u64().unwrap() as u32;
+            let l = vector["digits"].as_u64().unwrap() as usize;
+            args.extend(["-n".into(), radix.to_string(), "-l".into(), l.to_string()]);
+            vec![radix; l]
+        };
+        args.extend(["-b".into(), vector["bytes_per_value"].to_string()]);
+        args.extend(["-t".into(), vector["tweak"].as_str().unwrap().to_string()]);
+        let key = vector["key"].as_str().unwrap();
+        let size = radices.iter().fold(BigUint::from(1u32), |n, &r| n * r);
+        let width = (size - 1u32).to_string().len();
+        // x = Σ m_i · ∏_{j<i} r_j (little-endian) or Σ m_i · ∏_{j>i} r_j (big-endian).
+        let integer = |digits: &[u32], big_endian: bool| -> String {
+            let mut positions: Vec<usize> = (0..digits.len()).collect();
+            if !big_endian {
+                positions.reverse();
+            }
+            let value = positions
+                .iter()
+                .fold(BigUint::ZERO, |x, &i| x * radices[i] + digits[i]);
+            format!("{value:0>width$}\n", value = value.to_string())
+        };
+        let (plain, cipher) = (digits("plaintext"), digits("ciphertext"));
+        let orders: &[bool] = if number % 4 == 0 {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &big_endian in orders {
+            let order: &[&str] = if big_endian { &["-B"] } else { &[] };
+            let (x, y) = (integer(&plain, big_endian), integer(&cipher, big_endian));
+            let encrypt = riffpe()
+                .env("RIFFPE_KEY", key)
+                .arg("encrypt")
+                .args(&args)
+                .args(order)
+                .write_stdin(x.clone())
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&encrypt.stdout),
+                y,
+                "line {}: {line}",
+                number + 1
+            );
+            let decrypt = riffpe()
+                .env("RIFFPE_KEY", key)
+                .arg("decrypt")
+                .args(&args)
+                .args(order)
+                .arg(y.trim_end())
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&decrypt.stdout),
+                x,
+                "line {}: {line}",
+                number + 1
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 300, "{checked}");
+}
+
+#[test]
+fn a_40_digit_domain() {
+    let max = "9".repeat(40);
+    let values = [
+        "0",
+        "1234567890123456789012345678901234567890",
+        max.as_str(),
+    ];
+    let mut args = vec!["encrypt", "-n", "10", "-l", "40"];
+    args.extend(values);
+    let encrypted = success(keyed().args(&args));
+    let lines: Vec<&str> = encrypted.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.len() == 40 && l.bytes().all(|b| b.is_ascii_digit()))
+    );
+    let mut args = vec!["decrypt", "-n", "10", "-l", "40", "-B"];
+    args.extend(&lines);
+    let decrypted = success(keyed().args(&args));
+    assert_ne!(
+        decrypted.lines().nth(1),
+        Some(values[1]),
+        "-B is another mapping"
+    );
+    let mut args = vec!["decrypt", "-n", "10", "-l", "40"];
+    args.extend(&lines);
+    let decrypted = success(keyed().args(&args));
+    let expected = format!("{}\n{}\n{}\n", "0".repeat(40), values[1], max);
+    assert_eq!(decrypted, expected);
+
+    let too_large = format!("1{}", "0".repeat(40));
+    let message = failure(keyed().args(["encrypt", "-n", "10", "-l", "40", &too_large]));
+    assert_eq!(
+        message,
+        format!("error: argument 1: the value is not below the domain size {too_large}")
+    );
+}
+
+#[test]
+fn large_radices_and_domains_round_trip() {
+    // 2^320 values with 65 536 values per digit; RiffpeX with radices past 2^16.
+    let big = format!("{}{}", u64::MAX, u128::MAX);
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["-n", "65536", "-l", "20"], &["0", "1", &big]),
+        (
+            &["--radices", "70000,3,100000,65537"],
+            &["0", "1", "1376276999999999", "1234567890123"],
+        ),
+        (&["--radices", "16777216,2"], &["0", "33554431", "12345678"]),
+    ];
+    for &(args, values) in cases {
+        let encrypted = success(keyed().arg("encrypt").args(args).args(values));
+        let lines: Vec<&str> = encrypted.lines().collect();
+        assert_eq!(lines.len(), values.len());
+        let width = lines[0].len();
+        assert!(lines.iter().all(|l| l.len() == width));
+        let decrypted = success(keyed().arg("decrypt").args(args).args(&lines));
+        let expected: String = values.iter().map(|v| format!("{v:0>width$}\n")).collect();
+        assert_eq!(decrypted, expected, "{args:?}");
+    }
+    let message = failure(keyed().args([
+        "encrypt",
+        "--radices",
+        "70000,3,100000,65537",
+        "1376277000000000",
+    ]));
+    assert_eq!(
+        message,
+        "error: argument 1: the value is not below the domain size 1376277000000000"
+    );
+}
+
+// --- Keys --------------------------------------------------------------------------------------
+
+#[test]
+fn key_file_env_and_argument_agree_and_only_the_argument_warns() {
+    let files = Files::new();
+    let key_file = files.write("k.key", format!("{KEY}\n"));
+    let from_file = run(riffpe()
+        .args(["encrypt", "1234123456785678", "--key-file"])
+        .arg(&key_file));
+    let from_env = run(keyed().args(["encrypt", "1234123456785678"]));
+    let from_argument = run(riffpe().args(["encrypt", "1234123456785678", "-k", KEY]));
+    for output in [&from_file, &from_env, &from_argument] {
+        assert!(output.status.success());
+        assert_eq!(output.stdout, b"5158543106053628\n");
+    }
+    assert!(from_file.stderr.is_empty());
+    assert!(from_env.stderr.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&from_argument.stderr),
+        "warning: a key given with -k/--key is visible to other users of this machine \
+         (process list, shell history); prefer --key-file PATH or the RIFFPE_KEY environment \
+         variable\n"
+    );
+    // --quiet silences the progress bar, not this warning.
+    let quiet = run(riffpe().args(["encrypt", "-q", "1", "-k", KEY]));
+    assert!(String::from_utf8_lossy(&quiet.stderr).starts_with("warning: a key given with -k"));
+    // A file wins over the environment.
+    let other = files.write("other.key", SECRETS[1]);
+    let out = success(
+        keyed()
+            .args(["encrypt", "1234123456785678", "--key-file"])
+            .arg(&other),
+    );
+    assert_ne!(out, "5158543106053628\n");
+}
+
+#[test]
+fn no_key_is_a_clear_error() {
+    let message = failure(riffpe().args(["encrypt", "1"]));
+    assert!(
+        message.starts_with("error: no key: give --key-file PATH, set RIFFPE_KEY"),
+        "{message}"
+    );
+}
+
+#[test]
+fn bad_hex_keys() {
+    let files = Files::new();
+    let odd = &KEY[..31];
+    let bad = format!("{}zz", &KEY[..30]);
+    let cases: Vec<(Command, String)> = vec![
+        (
+            {
+                let mut c = riffpe();
+                c.args(["encrypt", "1", "-k", odd]);
+                c
+            },
+            "error: -k/--key: an odd number of hex digits (31)".into(),
+        ),
+        (
+            {
+                let mut c = riffpe();
+                c.args(["encrypt", "1"]).env("RIFFPE_KEY", &bad);
+                c
+            },
+            "error: RIFFPE_KEY: character 31 is not a hex digit".into(),
+        ),
+        (
+            {
+                let path = files.write("bad.key", format!("  {bad}\n"));
+                let mut c = riffpe();
+                c.args(["encrypt", "1", "--key-file"]).arg(&path);
+                c
+            },
+            format!(
+                "error: key file {}: character 31 is not a hex digit",
+                files.path("bad.key").display()
+            ),
+        ),
+        (
+            {
+                let mut c = riffpe();
+                c.args(["encrypt", "1"]).env("RIFFPE_KEY", "");
+                c
+            },
+            "error: RIFFPE_KEY: empty, expected hex digits".into(),
+        ),
+        (
+            {
+                let path = files.write("bin.key", [0xff_u8, 0xfe, 0x00, 0x41]);
+                let mut c = riffpe();
+                c.args(["encrypt", "1", "--key-file"]).arg(&path);
+                c
+            },
+            format!(
+                "error: key file {}: character 1 is not a hex digit",
+                files.path("bin.key").display()
+            ),
+        ),
+    ];
+    for (mut command, expected) in cases {
+        assert_eq!(failure(&mut command), expected);
+    }
+}
+
+#[test]
+fn wrong_key_lengths() {
+    for (key, bytes) in [(&KEY[..30], 15), (&SECRETS[2][..34], 17), ("00", 1)] {
+        let message = failure(riffpe().args(["encrypt", "1"]).env("RIFFPE_KEY", key));
+        assert_eq!(
+            message,
+            format!(
+                "error: RIFFPE_KEY: a {bytes}-byte key is not an AES key (16, 24 or 32 bytes: 32, 48 or 64 hex digits)"
+            )
+        );
+    }
+    let message = failure(riffpe().args(["encrypt", "1", "--key", "0011"]));
+    assert!(
+        message.starts_with("error: -k/--key: a 2-byte key is not an AES key"),
+        "{message}"
+    );
+    let files = Files::new();
+    let missing = files.path("missing.key");
+    let message = failure(riffpe().args(["encrypt", "1", "--key-file"]).arg(&missing));
+    assert!(
+        message.starts_with(&format!(
+            "error: cannot open key file {}: ",
+            missing.display()
+        )),
+        "{message}"
+    );
+}
+
+#[test]
+fn aes_192_and_256_keys_work() {
+    for key in [SECRETS[2], &format!("{KEY}{KEY}")] {
+        let out = success(
+            riffpe()
+                .env("RIFFPE_KEY", key)
+                .args(["encrypt", "1234123456785678"]),
+        );
+        let back = success(
+            riffpe()
+                .env("RIFFPE_KEY", key)
+                .args(["decrypt", out.trim_end()]),
+        );
+        assert_eq!(back, "1234123456785678\n");
+    }
+}
+
+// --- Parameters ------------------------------------------------------------------------------
+
+#[test]
+fn bad_parameters_are_one_line_each() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["-n", "1"],
+            "error: invalid parameters: -n/--radix 1 is below 2",
+        ),
+        (
+            &["-n", "0"],
+            "error: invalid parameters: -n/--radix 0 is below 2",
+        ),
+        (
+            &["-l", "0"],
+            "error: invalid parameters: -l/--digits must be at least 1",
+        ),
+        (
+            &["-b", "0"],
+            "error: invalid parameters: -b/--bytes-per-value must be at least 1",
+        ),
+        (
+            &["--radices", "10,1,10"],
+            "error: invalid parameters: radix 1 at position 1 is below 2",
+        ),
+        (
+            &["-n", "100", "-l", "300"],
+            "error: invalid parameters: 300 digits is more than the 256 this radix allows",
+        ),
+        (
+            &["-t", "41z"],
+            "error: -t/--tweak: character 3 is not a hex digit",
+        ),
+    ];
+    for (args, expected) in cases {
+        let message = failure(keyed().arg("encrypt").args(*args).arg("1"));
+        assert_eq!(message, *expected, "{args:?}");
+    }
+    let message = failure(keyed().args(["encrypt", "-n", "4000000000", "-b", "64", "1"]));
+    assert!(
+        message.starts_with("error: invalid parameters: one digit step would need"),
+        "{message}"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let cases: &[&[&str]] = &[
+        &["encrypt", "--radices", "10,10", "-n", "10", "1"],
+        &["encrypt", "-t", "00", "--tweak-text", "x", "1"],
+        &["encrypt", "-k", KEY, "--key-file", "x", "1"],
+        &["encrypt", "--input", "x", "1"],
+        &["encrypt", "--threads", "0"],
+        &["encrypt", "--delimiter", ";"],
+        &["encrypt", "--column", "0"],
+        &["encrypt", "-n", "-5", "1"],
+        &["encrypt", "--bogus"],
+        &["keygen", "--bits", "100"],
+        &["bases", "100"],
+        &[],
+    ];
+    for args in cases {
+        let output = run(keyed().args(*args));
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+        assert!(output.stdout.is_empty());
+    }
+}
+
+// --- Bad input -------------------------------------------------------------------------------
+
+#[test]
+fn bad_arguments_print_nothing_and_name_the_argument() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "-5",
+            "error: argument 2: a sign is not allowed, expected a decimal integer",
+        ),
+        (
+            "+5",
+            "error: argument 2: a sign is not allowed, expected a decimal integer",
+        ),
+        ("", "error: argument 2: empty, expected a decimal integer"),
+        (
+            " 5",
+            "error: argument 2: whitespace at byte 1 (spaces are not trimmed)",
+        ),
+        (
+            "1 2",
+            "error: argument 2: whitespace at byte 2 (spaces are not trimmed)",
+        ),
+        (
+            "12a",
+            "error: argument 2: 'a' at byte 3 is not a decimal digit",
+        ),
+        (
+            "١٢",
+            "error: argument 2: a non-ASCII character at byte 1 is not a decimal digit",
+        ),
+        (
+            "10000000000000000",
+            "error: argument 2: the value is not below the domain size 10000000000000000",
+        ),
+        (
+            "99999999999999999999999999999",
+            "error: argument 2: the value is not below the domain size 10000000000000000",
+        ),
+        ("1\n2", "error: argument 2: a line break inside an argument"),
+    ];
+    for (bad, expected) in cases {
+        let message = failure(keyed().args(["encrypt", "1", bad, "3"]));
+        assert_eq!(message, *expected, "{bad:?}");
+    }
+    let message = failure(keyed().args(["decrypt", "-n", "10", "-l", "2", "100"]));
+    assert_eq!(
+        message,
+        "error: argument 1: the value is not below the domain size 100"
+    );
+}
+
+#[test]
+fn a_bad_line_in_the_middle_leaves_no_output_and_keeps_an_existing_one() {
+    let files = Files::new();
+    // Two blocks' worth of cheap lines, the bad one in the second block.
+    let mut rng = Xorshift(1);
+    let mut text = rng.lines(70_000, 4);
+    text.push_str("12x4\n");
+    text.push_str(&rng.lines(10, 4));
+    let input = files.write("in.txt", &text);
+    let args = ["encrypt", "-n", "10", "-l", "4", "--input"];
+
+    let fresh = files.path("fresh.txt");
+    let message = failure(keyed().args(args).arg(&input).arg("--output").arg(&fresh));
+    assert_eq!(
+        message,
+        format!(
+            "error: {}:70001: 'x' at byte 3 is not a decimal digit",
+            input.display()
+        )
+    );
+    assert!(!fresh.exists());
+    assert_eq!(
+        files.names(),
+        ["in.txt"],
+        "no temporary file is left behind"
+    );
+
+    let existing = files.write("existing.txt", "precious\n");
+    failure(keyed().args(args).arg(&input).arg("-o").arg(&existing));
+    assert_eq!(read(&existing), b"precious\n");
+    assert_eq!(files.names(), ["existing.txt", "in.txt"]);
+    assert_eq!(read(&input), text.as_bytes(), "the input is never modified");
+}
+
+#[test]
+fn bad_lines_name_file_line_and_reason() {
+    let files = Files::new();
+    let cases: &[(&str, &str)] = &[
+        ("1\n2\n\n4\n", "3: empty, expected a decimal integer"),
+        (
+            "1\n2\n 3\n",
+            "3: whitespace at byte 1 (spaces are not trimmed)",
+        ),
+        (
+            "1\n2 \n",
+            "2: whitespace at byte 2 (spaces are not trimmed)",
+        ),
+        (
+            "1\n-2\n",
+            "2: a sign is not allowed, expected a decimal integer",
+        ),
+        (
+            "1\r\n2\r\n3\r",
+            "3: whitespace at byte 2 (spaces are not trimmed)",
+        ),
+        (
+            "card\n1\n",
+            "1: 'c' at byte 1 is not a decimal digit (if line 1 is a header, add --header)",
+        ),
+        (
+            "1\n10000000000000000\n",
+            "2: the value is not below the domain size 10000000000000000",
+        ),
+    ];
+    for (text, expected) in cases {
+        let input = files.write("in.txt", text);
+        let message = failure(keyed().args(["encrypt", "--input"]).arg(&input));
+        assert_eq!(
+            message,
+            format!("error: {}:{expected}", input.display()),
+            "{text:?}"
+        );
+        let message = failure(keyed().arg("encrypt").write_stdin(*text));
+        assert_eq!(message, format!("error: <stdin>:{expected}"), "{text:?}");
+    }
+}
+
+#[test]
+fn output_that_is_the_input_is_refused() {
+    let files = Files::new();
+    let text = Xorshift(3).lines(100, 16);
+    let input = files.write("in.txt", &text);
+    fs::create_dir(files.path("sub")).unwrap();
+    let mut spellings = vec![
+        input.clone(),
+        files.path("sub/../in.txt"),
+        files.path("./in.txt"),
+    ];
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&input, files.path("link.txt")).unwrap();
+        fs::hard_link(&input, files.path("hard.txt")).unwrap();
+        spellings.extend([files.path("link.txt"), files.path("hard.txt")]);
+    }
+    for output in spellings {
+        let message = failure(
+            keyed()
+                .args(["encrypt", "--input"])
+                .arg(&input)
+                .arg("--output")
+                .arg(&output),
+        );
+        assert_eq!(
+            message,
+            format!(
+                "error: --output {} is the input file: write to another file (the input is never modified)",
+                output.display()
+            )
+        );
+        assert_eq!(read(&input), text.as_bytes());
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn outputs_that_are_links_or_devices() {
+    let files = Files::new();
+    let input = files.write("in.txt", "1\n");
+    let expected = success(keyed().args(["encrypt", "1"]));
+    success(
+        keyed()
+            .args(["encrypt", "-i"])
+            .arg(&input)
+            .args(["-o", "/dev/null"]),
+    );
+    assert!(!fs::metadata("/dev/null").unwrap().is_file());
+    let target = files.write("target.txt", "old\n");
+    let link = files.path("link.txt");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    success(
+        keyed()
+            .args(["encrypt", "-i"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&link),
+    );
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(read(&target), expected.as_bytes());
+}
+
+#[test]
+fn io_errors() {
+    let files = Files::new();
+    let missing = files.path("missing.txt");
+    let message = failure(keyed().args(["encrypt", "--input"]).arg(&missing));
+    assert!(
+        message.starts_with(&format!("error: cannot open input {}: ", missing.display())),
+        "{message}"
+    );
+    let input = files.write("in.txt", "1\n");
+    let nowhere = files.path("no/such/dir/out.txt");
+    let message = failure(
+        keyed()
+            .args(["encrypt", "--input"])
+            .arg(&input)
+            .arg("--output")
+            .arg(&nowhere),
+    );
+    assert!(
+        message.starts_with("error: cannot create a temporary file for output"),
+        "{message}"
+    );
+    let message = failure(
+        keyed()
+            .args(["encrypt", "--input"])
+            .arg(&input)
+            .arg("--output")
+            .arg(files.0.path()),
+    );
+    assert!(message.ends_with("is a directory"), "{message}");
+}
+
+// --- Bulk ------------------------------------------------------------------------------------
+
+#[test]
+fn bulk_stdin_stdout_matches_single_values() {
+    let text = Xorshift(11).lines(500, 16);
+    let bulk = success(keyed().arg("encrypt").write_stdin(text.clone()));
+    let single = success(keyed().arg("encrypt").args(text.lines()));
+    assert_eq!(bulk, single);
+    assert_eq!(bulk.lines().count(), 500);
+    let through_dash = success(
+        keyed()
+            .args(["encrypt", "--input", "-", "--output", "-"])
+            .write_stdin(text),
+    );
+    assert_eq!(through_dash, bulk);
+}
+
+#[test]
+fn bulk_files_and_threads() {
+    let files = Files::new();
+    let text = Xorshift(12).lines(3000, 16);
+    let input = files.write("in.txt", &text);
+    let expected = success(keyed().arg("encrypt").write_stdin(text.clone()));
+    for threads in ["1", "2", "3"] {
+        let output = files.path("out.txt");
+        let stdout = success(
+            keyed()
+                .args(["encrypt", "--threads", threads, "--input"])
+                .arg(&input)
+                .arg("--output")
+                .arg(&output),
+        );
+        assert!(stdout.is_empty());
+        assert_eq!(
+            String::from_utf8(read(&output)).unwrap(),
+            expected,
+            "{threads} threads"
+        );
+    }
+    assert_eq!(files.names(), ["in.txt", "out.txt"]);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(files.path("out.txt"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}
+
+#[test]
+fn decrypt_of_encrypt_is_the_file() {
+    let files = Files::new();
+    let mut rng = Xorshift(13);
+    let text = rng.lines(4000, 16);
+    let crlf = text.replace('\n', "\r\n");
+    let no_final_newline = text.trim_end().to_string();
+    let narrow = rng.lines(3000, 5); // shorter numbers than the width
+    for (name, text, args) in [
+        ("lf", &text, &[][..]),
+        ("big-endian", &text, &["-B"][..]),
+        ("tweaked", &text, &["--tweak-text", "batch 7"][..]),
+        ("crlf", &crlf, &[][..]),
+        ("last line without newline", &no_final_newline, &[][..]),
+        ("riffpex", &narrow, &["--radices", "10,100,100"][..]),
+    ] {
+        let input = files.write("in.txt", text);
+        let encrypted = files.path("enc.txt");
+        let decrypted = files.path("dec.txt");
+        success(
+            keyed()
+                .arg("encrypt")
+                .args(args)
+                .arg("-i")
+                .arg(&input)
+                .arg("-o")
+                .arg(&encrypted),
+        );
+        assert_ne!(read(&encrypted), text.as_bytes(), "{name}");
+        assert_eq!(read(&encrypted).len(), text.len(), "{name}: same shape");
+        success(
+            keyed()
+                .arg("decrypt")
+                .args(args)
+                .arg("-i")
+                .arg(&encrypted)
+                .arg("-o")
+                .arg(&decrypted),
+        );
+        assert_eq!(
+            String::from_utf8(read(&decrypted)).unwrap(),
+            *text,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn many_blocks_keep_their_order() {
+    // A cheap domain, so 150 000 lines span three blocks quickly.
+    let text = Xorshift(14).lines(150_000, 3);
+    let encrypted = success(
+        keyed()
+            .args(["encrypt", "-n", "10", "-l", "3"])
+            .write_stdin(text.clone()),
+    );
+    let single = success(
+        keyed()
+            .args(["encrypt", "-n", "10", "-l", "3"])
+            .args(text.lines().take(5)),
+    );
+    assert!(encrypted.starts_with(&single));
+    let decrypted = success(
+        keyed()
+            .args(["decrypt", "-n", "10", "-l", "3"])
+            .write_stdin(encrypted),
+    );
+    assert_eq!(decrypted, text);
+}
+
+#[test]
+fn empty_input_is_empty_output() {
+    assert_eq!(success(keyed().arg("encrypt").write_stdin("")), "");
+    let files = Files::new();
+    let input = files.write("in.txt", "");
+    let output = files.path("out.txt");
+    success(
+        keyed()
+            .arg("encrypt")
+            .arg("-i")
+            .arg(&input)
+            .arg("-o")
+            .arg(&output),
+    );
+    assert_eq!(read(&output), b"");
+}
+
+// --- CSV -------------------------------------------------------------------------------------
+
+#[test]
+fn csv_column_with_header_passes_everything_else_through() {
+    let csv = "id,name,card,note\r\n1,alice,1234123456785678,x\r\n2,bob,0000000000000042,\r\n3,é,7856785634123412,\"a b\"\r\n";
+    let out = success(
+        keyed()
+            .args(["encrypt", "--column", "3", "--header"])
+            .write_stdin(csv),
+    );
+    let cards: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap())
+        .collect();
+    let single = success(keyed().arg("encrypt").args(&cards));
+    let tokens: Vec<&str> = single.lines().collect();
+    let expected = format!(
+        "id,name,card,note\r\n1,alice,{},x\r\n2,bob,{},\r\n3,é,{},\"a b\"\r\n",
+        tokens[0], tokens[1], tokens[2]
+    );
+    assert_eq!(out, expected);
+    let back = success(
+        keyed()
+            .args(["decrypt", "-c", "3", "--header"])
+            .write_stdin(out),
+    );
+    assert_eq!(back, csv);
+}
+
+#[test]
+fn csv_delimiters_and_first_or_last_columns() {
+    let files = Files::new();
+    let text = "5;a;7\n6;b;8\n";
+    let input = files.write("in.csv", text);
+    let first = success(
+        keyed()
+            .args(["encrypt", "-n", "10", "-l", "2", "-d", ";", "-c", "1", "-i"])
+            .arg(&input),
+    );
+    let last = success(
+        keyed()
+            .args(["encrypt", "-n", "10", "-l", "2", "-d", ";", "-c", "3", "-i"])
+            .arg(&input),
+    );
+    let singles = success(keyed().args(["encrypt", "-n", "10", "-l", "2", "5", "6", "7", "8"]));
+    let s: Vec<&str> = singles.lines().collect();
+    assert_eq!(first, format!("{};a;7\n{};b;8\n", s[0], s[1]));
+    assert_eq!(last, format!("5;a;{}\n6;b;{}\n", s[2], s[3]));
+    let tabs = success(
+        keyed()
+            .args(["encrypt", "-n", "10", "-l", "2", "-d", "tab", "-c", "2"])
+            .write_stdin("a\t5\n"),
+    );
+    assert_eq!(tabs, format!("a\t{}\n", s[0]));
+}
+
+#[test]
+fn csv_rows_without_the_column_stop_the_run() {
+    let files = Files::new();
+    let input = files.write("in.csv", "id,card\n1,5\n2\n3,7\n");
+    let output = files.path("out.csv");
+    let message = failure(
+        keyed()
+            .args(["encrypt", "-c", "2", "--header", "-i"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&output),
+    );
+    assert_eq!(
+        message,
+        format!(
+            "error: {}:3: no column 2: the line has 1 field",
+            input.display()
+        )
+    );
+    assert!(!output.exists());
+    let message = failure(
+        keyed()
+            .args(["encrypt", "-c", "2", "--header"])
+            .write_stdin("id,card\n1,\"5\"\n"),
+    );
+    assert_eq!(
+        message,
+        "error: <stdin>:2: column 2: quoted fields are not supported"
+    );
+    let message = failure(keyed().args(["encrypt", "-c", "2"]).write_stdin("1,5\n\n"));
+    assert_eq!(message, "error: <stdin>:2: no column 2: the line is empty");
+}
+
+// --- keygen and bases ------------------------------------------------------------------------
+
+#[test]
+fn keygen_prints_or_writes_a_new_private_file() {
+    for (bits, digits) in [
+        (None, 32),
+        (Some("128"), 32),
+        (Some("192"), 48),
+        (Some("256"), 64),
+    ] {
+        let mut command = riffpe();
+        command.arg("keygen");
+        if let Some(bits) = bits {
+            command.args(["--bits", bits]);
+        }
+        let key = success(&mut command);
+        assert_eq!(key.len(), digits + 1);
+        assert!(key.trim_end().bytes().all(|b| b.is_ascii_hexdigit()));
+    }
+    let a = success(riffpe().arg("keygen"));
+    let b = success(riffpe().arg("keygen"));
+    assert_ne!(a, b);
+
+    let files = Files::new();
+    let path = files.path("new.key");
+    assert_eq!(
+        success(riffpe().args(["keygen", "--output"]).arg(&path)),
+        ""
+    );
+    let key = fs::read_to_string(&path).unwrap();
+    assert_eq!(key.len(), 33);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    let token = success(riffpe().args(["encrypt", "1", "--key-file"]).arg(&path));
+    let back = success(
+        riffpe()
+            .args(["decrypt", token.trim_end(), "--key-file"])
+            .arg(&path),
+    );
+    assert_eq!(back, "0000000000000001\n");
+
+    let message = failure(riffpe().args(["keygen", "--output"]).arg(&path));
+    assert_eq!(
+        message,
+        format!("error: {} already exists: not overwritten", path.display())
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), key);
+}
+
+#[test]
+fn bases_as_the_reference() {
+    assert_eq!(
+        success(riffpe().args(["bases", "7000000000", "--threshold", "30"])),
+        "35,40,40,50,50,50\n"
+    );
+    assert_eq!(
+        success(riffpe().args(["bases", "227840000", "-T", "24"])),
+        "40,40,40,40,89\n"
+    );
+    let message = failure(riffpe().args(["bases", "10", "--threshold", "30"]));
+    assert_eq!(
+        message,
+        "error: 10 cannot be split into bases of at least 30"
+    );
+    // The radices it prints are what --radices takes.
+    let bases = success(riffpe().args(["bases", "260000000", "--threshold", "20"]));
+    let out = success(keyed().args(["encrypt", "--radices", bases.trim_end(), "259999999"]));
+    assert_eq!(out.trim_end().len(), 9);
+}
+
+#[test]
+fn help_and_version() {
+    let help = success(riffpe().arg("--help"));
+    for word in ["encrypt", "decrypt", "keygen", "bases", "RIFFPE_KEY"] {
+        assert!(help.contains(word), "{word}: {help}");
+    }
+    let help = success(riffpe().args(["encrypt", "--help"]));
+    for flag in [
+        "--key-file",
+        "--key",
+        "--radix",
+        "--digits",
+        "--radices",
+        "--tweak",
+        "--tweak-text",
+        "--bytes-per-value",
+        "--big-endian",
+        "--input",
+        "--output",
+        "--threads",
+        "--quiet",
+        "--column",
+        "--delimiter",
+        "--header",
+    ] {
+        assert!(help.contains(flag), "{flag}: {help}");
+    }
+    let version = success(riffpe().arg("--version"));
+    assert!(version.starts_with("riffpe "), "{version}");
+}
+
+#[test]
+fn headers_alone_and_in_plain_line_files() {
+    let out = success(
+        keyed()
+            .args(["encrypt", "-c", "2", "--header"])
+            .write_stdin("id,card\n"),
+    );
+    assert_eq!(out, "id,card\n");
+    let out = success(
+        keyed()
+            .args(["encrypt", "--header"])
+            .write_stdin("cards\r\n"),
+    );
+    assert_eq!(out, "cards\r\n");
+    let out = success(
+        keyed()
+            .args(["encrypt", "--header"])
+            .write_stdin("cards\n1234123456785678\n"),
+    );
+    assert_eq!(out, "cards\n5158543106053628\n");
+}

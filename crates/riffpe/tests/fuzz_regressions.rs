@@ -1,0 +1,302 @@
+//! The `roundtrip` and `differential` fuzz targets' checks as ordinary tests: on every input kept
+//! in `fuzz/regressions/{roundtrip,differential}/`, and on a table of hand-picked boundary cases.
+//!
+//! The decoding and the checks are the fuzz crate's own files, included by path, so a crash file
+//! means the same case here as in the fuzzer (and no nightly or libFuzzer is needed).
+
+#[allow(dead_code)]
+#[path = "../../../fuzz/src/case.rs"]
+mod case;
+#[allow(dead_code)]
+#[path = "../../../fuzz/src/check.rs"]
+mod check;
+#[allow(dead_code)]
+#[path = "../../../fuzz/src/cipher.rs"]
+mod cipher;
+#[path = "common/reference.rs"]
+mod reference;
+
+use std::path::{Path, PathBuf};
+
+use case::{Case, FUZZ_BUDGET, Params, TEST_BUDGET, hex, runs};
+use riffpe::Error;
+
+/// The inputs kept for `target`, sorted (none if the folder does not exist).
+fn regression_inputs(target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/regressions")
+        .join(target);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .map(|entry| entry.expect("regression folder entry").path())
+        .filter(|path| {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            path.is_file() && !name.starts_with('.') && !name.ends_with(".md")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Runs `check` on every input kept for either case target.
+fn run_regressions(name: &str, check: fn(&Case) -> check::Outcome) {
+    run_regressions_in(&["roundtrip", "differential"], name, check);
+}
+
+fn run_regressions_in(targets: &[&str], name: &str, check: fn(&Case) -> check::Outcome) {
+    for &target in targets {
+        for path in regression_inputs(target) {
+            let data = std::fs::read(&path).expect("regression input");
+            let case = Case::decode(&data);
+            if let Err(failure) = check(&case) {
+                panic!(
+                    "{}: {failure}\n\n{}",
+                    path.display(),
+                    case.reproducer(name, file!())
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn roundtrip_regressions() {
+    run_regressions("check::roundtrip", check::roundtrip);
+}
+
+#[test]
+fn differential_regressions() {
+    run_regressions("check::differential", check::differential);
+}
+
+const KEY16: &str = "00112233445566778899aabbccddeeff";
+const KEY24: &str = "000102030405060708090a0b0c0d0e0f1011121314151617";
+const KEY32: &str = "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4";
+
+/// A Riffpe case with one message of `digits` digits counting up from 0 modulo `radix`, another
+/// of the largest digits, the empty fixed tweak and a short per-call tweak.
+fn riffpe(radix: u32, digits: usize, bytes_per_value: usize) -> Case {
+    let count = digits.min(case::MAX_MESSAGE_DIGITS);
+    let r = u64::from(radix.max(1));
+    let up = (0..count)
+        .map(|i| u32::try_from(i as u64 % r).expect("below a u32 radix"))
+        .collect();
+    let top = vec![radix.saturating_sub(1); count];
+    Case {
+        params: Params::Riffpe { radix, digits },
+        key: hex(KEY16),
+        tweak: Vec::new(),
+        bytes_per_value,
+        call_tweak: b"per call".to_vec(),
+        messages: vec![up, top],
+        scratch_lanes: 3,
+    }
+}
+
+/// A RiffpeX case with one message of zeros and one of each radix's largest digit.
+fn riffpex(radices: Vec<u32>, bytes_per_value: usize) -> Case {
+    let zeros = vec![0; radices.len()];
+    let top = radices.iter().map(|r| r.saturating_sub(1)).collect();
+    Case {
+        params: Params::RiffpeX { radices },
+        key: hex(KEY16),
+        tweak: b"fixed".to_vec(),
+        bytes_per_value,
+        call_tweak: Vec::new(),
+        messages: vec![zeros, top],
+        scratch_lanes: 1,
+    }
+}
+
+fn with(mut case: Case, change: impl FnOnce(&mut Case)) -> Case {
+    change(&mut case);
+    // A case of the fuzzer never holds more messages than its budget allows.
+    while !case.within_budget(FUZZ_BUDGET) && case.messages.len() > 1 {
+        case.messages.pop();
+    }
+    case
+}
+
+/// Boundary cases the fuzzer's decoding produces (checked by `edge_cases_are_in_reach`).
+fn edge_cases() -> Vec<Case> {
+    let mut cases = vec![
+        // Radix 2, and the element width's boundaries: w = 1 up to 255, 2 from 256, 4 from 65 536.
+        riffpe(2, 1, 16),
+        riffpe(2, 8, 16),
+        riffpe(255, 4, 16),
+        riffpe(256, 4, 16),
+        riffpe(65_535, 2, 1),
+        riffpe(65_536, 1, 1),
+        riffpe(65_537, 1, 1),
+        // w = 1 holds digit indices up to 255: 256 digits are fine, 257 are not.
+        riffpe(2, 256, 16),
+        riffpe(255, 256, 1),
+        riffpe(2, 257, 16),
+        riffpe(255, 257, 1),
+        // ... but at w = 2 they are.
+        riffpe(256, 257, 1),
+        // bytes_per_value: 1 (ties everywhere), 8 and 9 (a key's leading part), 48, and 0.
+        riffpe(10, 6, 1),
+        riffpe(100, 4, 8),
+        riffpe(100, 4, 9),
+        riffpe(10, 8, 48),
+        riffpe(1000, 2, 48),
+        riffpe(10, 4, 0),
+        // Over the scratch cap, and any radix at all: constructed (or refused), never run.
+        riffpe(u32::MAX, 1, 1),
+        riffpe(4_000_000_000, 3, 48),
+        riffpe(1 << 24, 300, 16),
+        // Invalid radix and digit counts.
+        riffpe(0, 4, 16),
+        riffpe(1, 4, 16),
+        riffpe(10, 0, 16),
+        riffpe(65_536, usize::try_from(1u64 << 32).unwrap_or(usize::MAX), 1),
+        // Tweaks: empty and 100 bytes, fixed and per call; 24- and 32-byte keys.
+        with(riffpe(10, 8, 16), |c| c.tweak = vec![0xa5; 100]),
+        with(riffpe(10, 8, 16), |c| c.call_tweak = vec![0x5a; 100]),
+        with(riffpe(100, 8, 18), |c| c.key = hex(KEY24)),
+        with(riffpe(100, 8, 18), |c| c.key = hex(KEY32)),
+        // Keys of no AES size.
+        with(riffpe(10, 4, 16), |c| c.key = Vec::new()),
+        with(riffpe(10, 4, 16), |c| c.key = vec![7; 17]),
+        // RiffpeX: mixed widths, a single digit, radices below 2, 256 and 257 digits at w = 1.
+        riffpex(vec![26, 10, 10, 10], 16),
+        riffpex(vec![2, 65_536], 1),
+        riffpex(vec![255, 256], 16),
+        riffpex(vec![3], 16),
+        riffpex(vec![10, 1, 10], 16),
+        riffpex(runs(&[(2, 256)]), 16),
+        riffpex(runs(&[(2, 257)]), 16),
+        riffpex(runs(&[(2, 256), (256, 1)]), 1),
+        riffpex(Vec::new(), 16),
+        // Invalid messages: a digit equal to its radix, one digit too few, one too many.
+        with(riffpe(10, 4, 16), |c| c.messages[1][2] = 10),
+        with(riffpe(10, 4, 16), |c| c.messages[0][3] = u32::MAX),
+        with(riffpe(10, 4, 16), |c| {
+            c.messages[0].pop();
+        }),
+        with(riffpe(10, 4, 16), |c| c.messages[1].push(0)),
+        with(riffpex(vec![26, 10, 10], 16), |c| c.messages[1][0] = 27),
+        // Many messages: lockstep runs several groups of lanes.
+        with(riffpe(10, 6, 16), |c| {
+            c.messages = (0..70u32).map(|i| vec![i % 10; 6]).collect();
+            c.scratch_lanes = 8;
+        }),
+    ];
+    // Every case within the budget, as the fuzzer's decoding makes them.
+    for case in &mut cases {
+        let trimmed = with(case.clone(), |_| {});
+        *case = trimmed;
+    }
+    cases
+}
+
+/// Runs `check` on every edge case with the tests' larger budget.
+fn run_edge_cases(name: &str, check: fn(&Case, u64) -> check::Outcome) {
+    for case in edge_cases() {
+        if let Err(failure) = check(&case, TEST_BUDGET) {
+            panic!("{failure}\n\n{}", case.reproducer(name, file!()));
+        }
+    }
+}
+
+#[test]
+fn edge_cases_roundtrip() {
+    run_edge_cases("check::roundtrip", check::roundtrip_within);
+}
+
+#[test]
+fn edge_cases_differential() {
+    run_edge_cases("check::differential", check::differential_within);
+}
+
+/// The edge cases that matter most are really run, not only constructed.
+#[test]
+fn edge_cases_reach_every_width() {
+    let run: Vec<usize> = edge_cases()
+        .iter()
+        .filter(|c| c.within_budget(TEST_BUDGET) && cipher::Cipher::build(c).is_ok())
+        .map(|c| c.params.width())
+        .collect();
+    for width in [1, 2, 4] {
+        assert!(
+            run.contains(&width),
+            "no edge case encrypts at width {width}"
+        );
+    }
+}
+
+/// The checks do fail: a constructor that refuses valid parameters, or accepts invalid ones.
+#[test]
+fn checks_are_not_vacuous() {
+    let valid = riffpe(10, 4, 16);
+    assert!(check::construction(&valid, &Err(Error::NoDigits)).is_err());
+    assert!(check::construction(&valid, &Err(Error::InvalidKeyLength { len: 16 })).is_err());
+    let built = cipher::Cipher::build(&valid);
+    assert!(check::construction(&valid, &built).is_ok());
+    let bad_key = with(valid.clone(), |c| c.key = vec![1; 17]);
+    assert!(check::construction(&bad_key, &built).is_err());
+    let bad_digits = with(riffpe(255, 257, 1), |_| {});
+    assert!(check::construction(&bad_digits, &cipher::Cipher::build(&valid)).is_err());
+    let huge = riffpe(4_000_000_000, 1, 48);
+    assert!(check::construction(&huge, &built).is_err());
+    assert_eq!(
+        check::message_error(&valid.params, &[1, 2, 10, 11]),
+        Some(Error::DigitOutOfRange {
+            index: 2,
+            digit: 10,
+            radix: 10
+        })
+    );
+}
+
+/// A huge bytes_per_value once overflowed the scratch size in `Layout::new`; now each is
+/// refused with an error (the fuzzer's input is kept in `fuzz/regressions/roundtrip/`).
+#[test]
+fn huge_bytes_per_value_is_refused() {
+    // One case per overflow: radix · b (domain.rs keystream_blocks), the keystream stride's
+    // + 16 (keystream_stride_u64), b · 8 (select.rs KeyLayout::new). In release builds the
+    // first is accepted, and encrypt then panics out of bounds.
+    let cases = [
+        riffpe(2, 1, usize::MAX / 2 + 1),
+        riffpe(14, 4, usize::MAX),
+        riffpex(vec![60, 60], usize::MAX / 4),
+        riffpe(51, 3, usize::MAX / 5),
+    ];
+    for case in cases {
+        if let Err(failure) = check::roundtrip(&case) {
+            panic!(
+                "{failure}\n\n{}",
+                case.reproducer("check::roundtrip", file!())
+            );
+        }
+    }
+}
+
+/// The hand-picked cases are ones the fuzzer can reach: some input decodes to each.
+#[test]
+fn edge_cases_are_in_reach() {
+    for case in edge_cases() {
+        let encoded = case.encode();
+        assert!(encoded.is_some(), "no input decodes to {case:?}");
+    }
+}
+
+/// Writes the edge cases as seed inputs for the fuzzers:
+/// `cargo test -p riffpe --test fuzz_regressions -- --ignored seed_corpus`, then
+/// `cargo +nightly fuzz run roundtrip` picks them up from `fuzz/corpus/roundtrip/`.
+#[test]
+#[ignore = "writes files into fuzz/corpus/"]
+fn seed_corpus() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus");
+    for target in ["roundtrip", "differential"] {
+        let dir = corpus.join(target);
+        std::fs::create_dir_all(&dir).expect("corpus folder");
+        for (i, case) in edge_cases().iter().enumerate() {
+            let data = case.encode().expect("edge case in reach");
+            std::fs::write(dir.join(format!("edge-{i:02}")), data).expect("seed file");
+        }
+    }
+}

@@ -1,0 +1,12 @@
+//! Any key, radix or radices, digit count, `bytes_per_value`, tweaks and messages: construction
+//! fails with an error SPEC names, or every message round-trips inside its domain (Riffpe and
+//! RiffpeX, fixed and per-call tweak). See `riffpe_fuzz::check::roundtrip`.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use riffpe_fuzz::case::Case;
+use riffpe_fuzz::{check, run};
+
+fuzz_target!(|data: &[u8]| {
+    run::<Case>("roundtrip", data, &[("check::roundtrip", check::roundtrip)]);
+});

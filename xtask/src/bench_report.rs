@@ -1,0 +1,837 @@
+//! `cargo xtask bench-report`: runs the criterion benches and turns criterion's JSON results
+//! into `BENCHMARKS.md` (latency per operation, throughput, the chained-AES limit, the machine).
+//!
+//! The bench naming it reads (benches/): groups `latency-encrypt` and `latency-decrypt` with the
+//! implementation as function and the digit count as value; `aes-chain` with `aes_chain N blocks`;
+//! `throughput-*` with the mode (`single`, `lockstep`, `parallel`) as function and the input
+//! size as value. Anything else lands in a generic table, so nothing measured is dropped.
+
+use std::cmp::Ordering;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use crate::machine::Machine;
+use crate::shell::{self, Result, cargo, run};
+use crate::workspace::Metadata;
+
+#[derive(Debug)]
+pub struct Options {
+    /// Run the benches first; without it the report is made from the results already there.
+    pub run: bool,
+    pub output: PathBuf,
+    /// Passed to the bench binaries (criterion): `--quick`, a filter, …
+    pub bench_args: Vec<String>,
+}
+
+const BENCH_PACKAGE: &str = "riffpe-benches";
+
+pub fn bench_report(options: &Options) -> Result {
+    let metadata = Metadata::load()?;
+    let criterion = metadata.target_dir()?.join("criterion");
+    let mut command = cargo();
+    command.args(["bench", "--package", BENCH_PACKAGE]);
+    if !options.bench_args.is_empty() {
+        command.arg("--").args(&options.bench_args);
+    }
+    let (since, source) = if options.run {
+        if metadata.targets(BENCH_PACKAGE, "bench").is_empty() {
+            return Err(format!("{BENCH_PACKAGE} has no bench targets yet").into());
+        }
+        let start = SystemTime::now();
+        run(&mut command)?;
+        // Only this run's results: older ones may be of benches since renamed or removed.
+        // (Some file systems keep modification times to the second.)
+        (
+            Some(start - Duration::from_secs(2)),
+            format!("`{}`", shell::display(&command)),
+        )
+    } else {
+        (
+            None,
+            format!("the results already in `{}`", criterion.display()),
+        )
+    };
+
+    shell::step("report");
+    let measurements = collect(&criterion, since)?;
+    if measurements.is_empty() {
+        return Err(format!("no criterion results under {}", criterion.display()).into());
+    }
+    let report = render(&measurements, &Machine::detect(), &source);
+    fs::write(&options.output, report)?;
+    println!(
+        "wrote {} ({} measurements)",
+        options.output.display(),
+        measurements.len()
+    );
+    Ok(())
+}
+
+/// What one iteration of a benchmark processed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Throughput {
+    Bytes(u64),
+    Elements(u64),
+    ElementsAndBytes { elements: u64, bytes: u64 },
+}
+
+impl Throughput {
+    /// Bytes and elements per iteration. The throughput benches encrypt `u64` numbers, so an
+    /// element is 8 bytes when only one of the two is given.
+    fn bytes_and_elements(self) -> (u64, u64) {
+        match self {
+            Throughput::Bytes(bytes) => (bytes, bytes / 8),
+            Throughput::Elements(elements) => (elements * 8, elements),
+            Throughput::ElementsAndBytes { elements, bytes } => (bytes, elements),
+        }
+    }
+
+    /// Bytes and elements per iteration, each only if criterion was given it.
+    fn units(self) -> [Option<u64>; 2] {
+        match self {
+            Throughput::Bytes(bytes) => [Some(bytes), None],
+            Throughput::Elements(elements) => [None, Some(elements)],
+            Throughput::ElementsAndBytes { elements, bytes } => [Some(bytes), Some(elements)],
+        }
+    }
+}
+
+/// One benchmark's result: criterion's median time per iteration and its 95 % confidence
+/// interval, in nanoseconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurement {
+    pub group: String,
+    pub function: Option<String>,
+    pub value: Option<String>,
+    pub throughput: Option<Throughput>,
+    pub median: f64,
+    pub lower: f64,
+    pub upper: f64,
+}
+
+impl Measurement {
+    /// Half the width of the confidence interval: the `±` of the report.
+    fn spread(&self) -> f64 {
+        (self.upper - self.lower) / 2.0
+    }
+
+    fn name(&self) -> String {
+        [
+            Some(&self.group),
+            self.function.as_ref(),
+            self.value.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join("/")
+    }
+}
+
+/// Every `new/benchmark.json` + `new/estimates.json` pair under `dir` (criterion's latest
+/// results), optionally only those written since `since`.
+pub fn collect(dir: &Path, since: Option<SystemTime>) -> Result<Vec<Measurement>> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry?.path();
+            if !path.is_dir() {
+                continue;
+            }
+            let (benchmark, estimates) = (path.join("benchmark.json"), path.join("estimates.json"));
+            if path.ends_with("new") && benchmark.is_file() && estimates.is_file() {
+                let fresh = match since {
+                    Some(since) => fs::metadata(&estimates)?.modified()? >= since,
+                    None => true,
+                };
+                if fresh {
+                    let read = |file: &Path| {
+                        fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))
+                    };
+                    let measurement = parse(&read(&benchmark)?, &read(&estimates)?)
+                        .map_err(|e| format!("{}: {e}", path.display()))?;
+                    found.push(measurement);
+                }
+            } else {
+                pending.push(path);
+            }
+        }
+    }
+    found.sort_by(|a, b| natural_cmp(&a.name(), &b.name()));
+    Ok(found)
+}
+
+/// A measurement from criterion's `benchmark.json` and `estimates.json`.
+pub fn parse(benchmark: &str, estimates: &str) -> Result<Measurement> {
+    let benchmark: Value = serde_json::from_str(benchmark)?;
+    let estimates: Value = serde_json::from_str(estimates)?;
+    let text = |key: &str| benchmark[key].as_str().map(str::to_owned);
+    let median = &estimates["median"];
+    let number = |value: &Value, what: &str| {
+        value
+            .as_f64()
+            .ok_or_else(|| format!("estimates.json: no {what}"))
+    };
+    Ok(Measurement {
+        group: text("group_id").ok_or("benchmark.json: no group_id")?,
+        function: text("function_id"),
+        value: text("value_str"),
+        throughput: throughput(&benchmark["throughput"]),
+        median: number(&median["point_estimate"], "median")?,
+        lower: number(
+            &median["confidence_interval"]["lower_bound"],
+            "median lower bound",
+        )?,
+        upper: number(
+            &median["confidence_interval"]["upper_bound"],
+            "median upper bound",
+        )?,
+    })
+}
+
+/// criterion's `Throughput`, serialized by serde as `{"Bytes": n}`, `{"Elements": n}`, ….
+fn throughput(value: &Value) -> Option<Throughput> {
+    let (kind, amount) = value.as_object()?.iter().next()?;
+    Some(match (kind.as_str(), amount.as_u64()) {
+        ("Bytes" | "BytesDecimal", Some(bytes)) => Throughput::Bytes(bytes),
+        ("Bits", Some(bits)) => Throughput::Bytes(bits / 8),
+        ("Elements", Some(elements)) => Throughput::Elements(elements),
+        ("ElementsAndBytes", None) => Throughput::ElementsAndBytes {
+            elements: amount["elements"].as_u64()?,
+            bytes: amount["bytes"].as_u64()?,
+        },
+        _ => return None,
+    })
+}
+
+/// The Markdown report. `source` says where the results came from.
+pub fn render(measurements: &[Measurement], machine: &Machine, source: &str) -> String {
+    let mut used = vec![false; measurements.len()];
+    let mut out = String::new();
+    let w = &mut out;
+    let _ = writeln!(w, "# Benchmarks\n");
+    let _ = writeln!(
+        w,
+        "Written by `cargo xtask bench-report` from criterion's results of {source}.\n"
+    );
+    let _ = writeln!(w, "| | |\n| --- | --- |");
+    let _ = writeln!(w, "| CPU | {} |", machine.cpu);
+    let _ = writeln!(w, "| cores | {} |", machine.cores);
+    let _ = writeln!(w, "| AES backend | {} |", machine.aes_backend);
+    let _ = writeln!(w, "| date | {} |", machine.date);
+    let _ = writeln!(w, "| commit | {} |", machine.commit);
+    let _ = writeln!(w, "| compiler | {} |\n", machine.rustc);
+    let _ = writeln!(
+        w,
+        "Times are criterion's median per operation; `±` is half the width of its 95 % \
+         confidence interval. *N/A*: not measured."
+    );
+
+    for (group, title) in [
+        ("latency-encrypt", "Encryption time"),
+        ("latency-decrypt", "Decryption time"),
+    ] {
+        latency_table(w, measurements, &mut used, group, title);
+    }
+    aes_chain_section(w, measurements, &mut used);
+    throughput_table(w, measurements, &mut used);
+
+    let rest: Vec<&Measurement> = measurements
+        .iter()
+        .zip(&used)
+        .filter_map(|(m, used)| (!used).then_some(m))
+        .collect();
+    if !rest.is_empty() {
+        let _ = writeln!(w, "\n## Other measurements\n");
+        let _ = writeln!(
+            w,
+            "| benchmark | median | throughput |\n| --- | ---: | ---: |"
+        );
+        for m in rest {
+            let [mib, per_second] = m.throughput.map_or([None, None], |t| t.units());
+            let rates = rates(mib.unwrap_or(0), per_second.unwrap_or(0), m.median);
+            let rate = [
+                mib.map(|_| format!("{} MiB/s", rates[0])),
+                per_second.map(|_| format!("{} elements/s", rates[1])),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", ");
+            let _ = writeln!(w, "| {} | {} | {rate} |", m.name(), time(m));
+        }
+    }
+    out
+}
+
+/// Rows: implementations; columns: the digit counts measured (6, 9, 16 …); cells: µs.
+fn latency_table(
+    w: &mut String,
+    measurements: &[Measurement],
+    used: &mut [bool],
+    group: &str,
+    title: &str,
+) {
+    let cells: Vec<(usize, &str, &str)> = measurements
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.group == group)
+        .filter_map(|(i, m)| Some((i, m.function.as_deref()?, m.value.as_deref()?)))
+        .collect();
+    if cells.is_empty() {
+        let _ = writeln!(w, "\n## {title}\n\nNot measured (no `{group}` results).");
+        return;
+    }
+    let mut rows: Vec<&str> = cells.iter().map(|&(_, row, _)| row).collect();
+    rows.sort_by(|a, b| row_cmp(a, b));
+    rows.dedup();
+    let mut columns: Vec<&str> = cells.iter().map(|&(_, _, column)| column).collect();
+    columns.sort_by(|a, b| natural_cmp(a, b));
+    columns.dedup();
+
+    let _ = writeln!(w, "\n## {title} (µs, one message)\n");
+    let _ = write!(w, "| implementation |");
+    for column in &columns {
+        let _ = write!(w, " {} |", digits_heading(column));
+    }
+    let _ = write!(w, "\n| --- |");
+    for _ in &columns {
+        let _ = write!(w, " ---: |");
+    }
+    let _ = writeln!(w);
+    for row in rows {
+        let _ = write!(w, "| {row} |");
+        for column in &columns {
+            match cells.iter().find(|&&(_, r, c)| r == row && c == *column) {
+                Some(&(i, _, _)) => {
+                    used[i] = true;
+                    let m = &measurements[i];
+                    let _ = write!(w, " {} |", micros(m.median, m.spread()));
+                }
+                None => {
+                    let _ = write!(w, " *N/A* |");
+                }
+            }
+        }
+        let _ = writeln!(w);
+    }
+}
+
+/// `16` → `16-digit`; other values as they are.
+fn digits_heading(value: &str) -> String {
+    if value.bytes().all(|b| b.is_ascii_digit()) {
+        format!("{value}-digit")
+    } else {
+        value.to_owned()
+    }
+}
+
+/// The latency row whose 16-digit times are compared with the chained-AES limit.
+const CHAIN_ROW: &str = "Riffpe n=100 b=16";
+
+/// Riffpe's 16-digit times against the same number of chained AES blocks, Riffpe's floor.
+fn aes_chain_section(w: &mut String, measurements: &[Measurement], used: &mut [bool]) {
+    let _ = writeln!(w, "\n## Against the chained-AES limit\n");
+    let chain = measurements.iter().position(|m| {
+        m.group == "aes-chain"
+            && m.function
+                .as_deref()
+                .is_some_and(|f| f.starts_with("aes_chain"))
+    });
+    let Some(chain) = chain else {
+        let _ = writeln!(w, "Not measured (no `aes-chain` result).");
+        return;
+    };
+    used[chain] = true;
+    let limit = &measurements[chain];
+    let label = limit.function.as_deref().unwrap_or_default();
+    let blocks = label
+        .split_whitespace()
+        .find_map(|word| word.parse::<u32>().ok());
+    let _ = write!(
+        w,
+        "`{label}`: AES blocks each encrypting the previous one's output, as one Riffpe(100, 8, \
+         b=16) encryption must (16 digit steps of 1 + 100 blocks): {} µs",
+        micros(limit.median, limit.spread())
+    );
+    match blocks {
+        Some(blocks) => {
+            let _ = writeln!(
+                w,
+                ", {:.2} ns an AES block.\n",
+                limit.median / f64::from(blocks)
+            );
+        }
+        None => {
+            let _ = writeln!(w, ".\n");
+        }
+    }
+    let _ = writeln!(
+        w,
+        "| operation | median (µs) | × the limit |\n| --- | ---: | ---: |"
+    );
+    // The configuration the chain is sized for, in every variant measured (constant-time …).
+    for (group, op) in [
+        ("latency-encrypt", "encrypt"),
+        ("latency-decrypt", "decrypt"),
+    ] {
+        let mut rows: Vec<&Measurement> = measurements
+            .iter()
+            .filter(|m| {
+                m.group == group
+                    && m.value.as_deref() == Some("16")
+                    && m.function
+                        .as_deref()
+                        .is_some_and(|f| f.starts_with(CHAIN_ROW))
+            })
+            .collect();
+        rows.sort_by(|a, b| natural_cmp(&a.name(), &b.name()));
+        if rows.is_empty() {
+            let _ = writeln!(w, "| {CHAIN_ROW}, 16-digit {op} | *N/A* | *N/A* |");
+        }
+        for m in rows {
+            let _ = writeln!(
+                w,
+                "| {}, 16-digit {op} | {} | {:.2} |",
+                m.function.as_deref().unwrap_or_default(),
+                micros(m.median, m.spread()),
+                m.median / limit.median
+            );
+        }
+    }
+}
+
+/// Many messages at once: one row per operation, input size and mode.
+fn throughput_table(w: &mut String, measurements: &[Measurement], used: &mut [bool]) {
+    let mut rows: Vec<usize> = (0..measurements.len())
+        .filter(|&i| {
+            let m = &measurements[i];
+            m.group.starts_with("throughput") && m.function.is_some() && m.throughput.is_some()
+        })
+        .collect();
+    let _ = writeln!(w, "\n## Throughput (many messages)\n");
+    if rows.is_empty() {
+        let _ = writeln!(w, "Not measured (no `throughput-*` results).");
+        return;
+    }
+    let key = |m: &Measurement| {
+        let mode = m.function.as_deref().unwrap_or_default();
+        let rank = ["single", "lockstep", "parallel"]
+            .iter()
+            .position(|&known| known == mode)
+            .unwrap_or(3);
+        (m.group.clone(), m.value.clone().unwrap_or_default(), rank)
+    };
+    rows.sort_by(|&a, &b| {
+        let (ga, va, ra) = key(&measurements[a]);
+        let (gb, vb, rb) = key(&measurements[b]);
+        ga.cmp(&gb)
+            .then_with(|| natural_cmp(&va, &vb))
+            .then(ra.cmp(&rb))
+    });
+    let _ = writeln!(
+        w,
+        "16-digit numbers as `u64`, 8 bytes each. `single`: one message after another; \
+         `lockstep`: several messages advance together to fill the AES pipeline (one core); \
+         `parallel`: lockstep over all cores.\n"
+    );
+    let _ = writeln!(
+        w,
+        "| operation | input | mode | time | MiB/s | elements/s | × single |\n\
+         | --- | --- | --- | ---: | ---: | ---: | ---: |"
+    );
+    for &i in &rows {
+        used[i] = true;
+        let m = &measurements[i];
+        let op = m
+            .group
+            .trim_start_matches("throughput")
+            .trim_start_matches('-');
+        let op = if op.is_empty() { "encrypt" } else { op };
+        let (bytes, elements) = m.throughput.map_or((0, 0), Throughput::bytes_and_elements);
+        let [mib, per_second] = rates(bytes, elements, m.median);
+        let single = measurements.iter().find(|s| {
+            s.group == m.group && s.value == m.value && s.function.as_deref() == Some("single")
+        });
+        let speedup = single.map_or_else(
+            || "*N/A*".to_owned(),
+            |s| format!("{:.2}", s.median / m.median),
+        );
+        let _ = writeln!(
+            w,
+            "| {op} | {} | {} | {} | {mib} | {per_second} | {speedup} |",
+            m.value.as_deref().unwrap_or("—"),
+            m.function.as_deref().unwrap_or_default(),
+            time(m),
+        );
+    }
+}
+
+/// `MiB/s` and `elements/s` for `bytes` and `elements` per iteration of `nanos`.
+fn rates(bytes: u64, elements: u64, nanos: f64) -> [String; 2] {
+    let seconds = nanos / 1e9;
+    [
+        format!("{:.1}", bytes as f64 / f64::from(1u32 << 20) / seconds),
+        si(elements as f64 / seconds),
+    ]
+}
+
+/// `12 300` → `12.3 k`.
+fn si(x: f64) -> String {
+    let (value, prefix) = match x {
+        x if x >= 1e9 => (x / 1e9, " G"),
+        x if x >= 1e6 => (x / 1e6, " M"),
+        x if x >= 1e3 => (x / 1e3, " k"),
+        x => (x, ""),
+    };
+    format!("{}{prefix}", significant(value))
+}
+
+/// Three significant digits (at least the units).
+fn significant(x: f64) -> String {
+    let decimals = match x.abs() {
+        x if x >= 100.0 => 0,
+        x if x >= 10.0 => 1,
+        x if x >= 1.0 => 2,
+        _ => 3,
+    };
+    format!("{x:.decimals$}")
+}
+
+/// `median (±spread)` in µs.
+fn micros(nanos: f64, spread: f64) -> String {
+    with_spread(nanos / 1e3, spread / 1e3)
+}
+
+/// A time with its unit: `15.2 ns (±0.1)`, `3.41 ms (±0.02)`.
+fn time(m: &Measurement) -> String {
+    let (scale, unit) = match m.median {
+        t if t >= 1e9 => (1e9, "s"),
+        t if t >= 1e6 => (1e6, "ms"),
+        t if t >= 1e3 => (1e3, "µs"),
+        _ => (1.0, "ns"),
+    };
+    let [median, spread] = split_spread(m.median / scale, m.spread() / scale);
+    format!("{median} {unit} (±{spread})")
+}
+
+fn with_spread(value: f64, spread: f64) -> String {
+    let [value, spread] = split_spread(value, spread);
+    format!("{value} (±{spread})")
+}
+
+/// The value to three significant digits; the spread with the value's decimals, or more (up
+/// to three) so that it does not round to zero.
+fn split_spread(value: f64, spread: f64) -> [String; 2] {
+    let value = significant(value);
+    let mut decimals = value.split_once('.').map_or(0, |(_, d)| d.len());
+    while decimals < 3 && spread > 0.0 && spread * 10f64.powi(decimals as i32) < 0.95 {
+        decimals += 1;
+    }
+    [value, format!("{spread:.decimals$}")]
+}
+
+/// Riffpe's own rows first, then the others (FF1 …), each in natural order.
+fn row_cmp(a: &str, b: &str) -> Ordering {
+    let ours = |s: &str| !s.starts_with("Riffpe");
+    ours(a).cmp(&ours(b)).then_with(|| natural_cmp(a, b))
+}
+
+/// Compares runs of digits as numbers: `n=10` < `n=100`, `6` < `16`, `1MiB` < `16MiB`.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut a, mut b) = (a, b);
+    loop {
+        match (a.chars().next(), b.chars().next()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                let split = |s: &str| s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+                let (na, ra) = a.split_at(split(a));
+                let (nb, rb) = b.split_at(split(b));
+                let (ta, tb) = (na.trim_start_matches('0'), nb.trim_start_matches('0'));
+                let order = ta.len().cmp(&tb.len()).then_with(|| ta.cmp(tb));
+                if order != Ordering::Equal {
+                    return order;
+                }
+                (a, b) = (ra, rb);
+            }
+            (Some(x), Some(y)) => {
+                if x != y {
+                    return x.cmp(&y);
+                }
+                (a, b) = (&a[x.len_utf8()..], &b[y.len_utf8()..]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::env;
+
+    /// A criterion tree as `cargo bench` leaves it, in a fresh temporary directory.
+    struct FakeCriterion(PathBuf);
+
+    impl FakeCriterion {
+        fn new(name: &str) -> Self {
+            let dir = env::temp_dir().join(format!("xtask-{name}-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).unwrap();
+            FakeCriterion(dir)
+        }
+
+        /// A benchmark with median `median` ns and confidence interval `median ± spread`.
+        fn add(&self, id: [Option<&str>; 3], throughput: &str, median: f64, spread: f64) {
+            let [group, function, value] = id;
+            let dir = [group, function, value]
+                .into_iter()
+                .flatten()
+                .fold(self.0.clone(), |dir, part| {
+                    dir.join(part.replace(['/', ':'], "_"))
+                })
+                .join("new");
+            fs::create_dir_all(&dir).unwrap();
+            let json = |s: Option<&str>| s.map_or("null".to_owned(), |s| format!("{s:?}"));
+            fs::write(
+                dir.join("benchmark.json"),
+                format!(
+                    r#"{{"group_id":{},"function_id":{},"value_str":{},"throughput":{throughput},"full_id":"x","directory_name":"x","title":"x"}}"#,
+                    json(group),
+                    json(function),
+                    json(value)
+                ),
+            )
+            .unwrap();
+            let estimate = |point: f64| {
+                format!(
+                    r#"{{"confidence_interval":{{"confidence_level":0.95,"lower_bound":{},"upper_bound":{}}},"point_estimate":{point},"standard_error":1.0}}"#,
+                    point - spread,
+                    point + spread
+                )
+            };
+            fs::write(
+                dir.join("estimates.json"),
+                format!(
+                    r#"{{"mean":{},"median":{},"median_abs_dev":{},"slope":null,"std_dev":{}}}"#,
+                    estimate(median * 1.01),
+                    estimate(median),
+                    estimate(spread),
+                    estimate(spread)
+                ),
+            )
+            .unwrap();
+        }
+    }
+
+    impl Drop for FakeCriterion {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn machine() -> Machine {
+        Machine {
+            cpu: "Arm Cortex-A72".into(),
+            cores: 4,
+            aes_backend: "ARMv8 crypto extensions".into(),
+            date: "2026-05-01 13:17 UTC".into(),
+            commit: "abc1234".into(),
+            rustc: "rustc 1.95.0".into(),
+        }
+    }
+
+    #[test]
+    fn reads_criterion_results() {
+        let tree = FakeCriterion::new("read");
+        tree.add(
+            [Some("latency-encrypt"), Some("Riffpe n=10 b=18"), Some("6")],
+            "null",
+            6_445.9,
+            20.0,
+        );
+        tree.add(
+            [Some("throughput-encrypt"), Some("parallel"), Some("1MiB")],
+            r#"{"Bytes":1048576}"#,
+            2.5e8,
+            1e6,
+        );
+        // A report directory and a baseline are not results.
+        fs::create_dir_all(tree.0.join("report")).unwrap();
+        let found = collect(&tree.0, None).unwrap();
+        assert_eq!(
+            found,
+            [
+                Measurement {
+                    group: "latency-encrypt".into(),
+                    function: Some("Riffpe n=10 b=18".into()),
+                    value: Some("6".into()),
+                    throughput: None,
+                    median: 6_445.9,
+                    lower: 6_425.9,
+                    upper: 6_465.9,
+                },
+                Measurement {
+                    group: "throughput-encrypt".into(),
+                    function: Some("parallel".into()),
+                    value: Some("1MiB".into()),
+                    throughput: Some(Throughput::Bytes(1 << 20)),
+                    median: 2.5e8,
+                    lower: 2.49e8,
+                    upper: 2.51e8,
+                },
+            ]
+        );
+        let later = SystemTime::now() + Duration::from_secs(3600);
+        assert!(collect(&tree.0, Some(later)).unwrap().is_empty());
+    }
+
+    #[test]
+    fn writes_every_section() {
+        let tree = FakeCriterion::new("render");
+        for (op, scale) in [("latency-encrypt", 1.0), ("latency-decrypt", 1.1)] {
+            tree.add(
+                [Some(op), Some("Riffpe n=100 b=16"), Some("16")],
+                "null",
+                30_000.0 * scale,
+                200.0,
+            );
+            tree.add(
+                [Some(op), Some("Riffpe n=10 b=18"), Some("6")],
+                "null",
+                6_445.9 * scale,
+                20.0,
+            );
+            tree.add(
+                [
+                    Some(op),
+                    Some("Riffpe n=100 b=16 constant-time"),
+                    Some("16"),
+                ],
+                "null",
+                50_000.0 * scale,
+                200.0,
+            );
+            tree.add(
+                [Some(op), Some("FF1 radix 10"), Some("9")],
+                "null",
+                1_234.5 * scale,
+                5.0,
+            );
+        }
+        tree.add(
+            [Some("aes-chain"), Some("aes_chain 1616 blocks"), None],
+            "null",
+            25_000.0,
+            50.0,
+        );
+        for (mode, nanos) in [("single", 8e8), ("lockstep", 2e8), ("parallel", 1e8)] {
+            tree.add(
+                [Some("throughput-encrypt"), Some(mode), Some("1MiB")],
+                r#"{"Bytes":1048576}"#,
+                nanos,
+                1e6,
+            );
+        }
+        tree.add(
+            [Some("setup"), Some("Riffpe::new"), None],
+            r#"{"Elements":1}"#,
+            812.0,
+            3.0,
+        );
+        let report = render(
+            &collect(&tree.0, None).unwrap(),
+            &machine(),
+            "`cargo bench`",
+        );
+        println!("{report}");
+
+        for line in [
+            "| CPU | Arm Cortex-A72 |",
+            "| cores | 4 |",
+            "| AES backend | ARMv8 crypto extensions |",
+            "| commit | abc1234 |",
+            "## Encryption time (µs, one message)",
+            "| implementation | 6-digit | 9-digit | 16-digit |",
+            "| Riffpe n=10 b=18 | 6.45 (±0.02) | *N/A* | *N/A* |",
+            "| Riffpe n=100 b=16 | *N/A* | *N/A* | 30.0 (±0.2) |",
+            "| FF1 radix 10 | *N/A* | 1.23 (±0.005) | *N/A* |",
+            "| Riffpe n=100 b=16 | *N/A* | *N/A* | 33.0 (±0.2) |",
+            "| Riffpe n=100 b=16, 16-digit encrypt | 30.0 (±0.2) | 1.20 |",
+            "| Riffpe n=100 b=16, 16-digit decrypt | 33.0 (±0.2) | 1.32 |",
+            "| Riffpe n=100 b=16 constant-time, 16-digit encrypt | 50.0 (±0.2) | 2.00 |",
+            "| encrypt | 1MiB | single | 800 ms (±1) | 1.2 | 164 k | 1.00 |",
+            "| encrypt | 1MiB | parallel | 100 ms (±1) | 10.0 | 1.31 M | 8.00 |",
+            "| setup/Riffpe::new | 812 ns (±3) | 1.23 M elements/s |",
+        ] {
+            assert!(report.contains(line), "missing {line:?} in:\n{report}");
+        }
+        assert!(report.contains("25.0 (±0.05) µs, 15.47 ns an AES block."));
+        // Riffpe rows before the others, digit columns in numeric order.
+        let encrypt = &report[report.find("## Encryption").unwrap()..];
+        assert!(encrypt.find("n=10 b=18").unwrap() < encrypt.find("n=100 b=16").unwrap());
+        assert!(encrypt.find("n=100 b=16").unwrap() < encrypt.find("FF1").unwrap());
+    }
+
+    #[test]
+    fn missing_groups_are_said_to_be_missing() {
+        let only = Measurement {
+            group: "other".into(),
+            function: None,
+            value: Some("x".into()),
+            throughput: None,
+            median: 1.5,
+            lower: 1.0,
+            upper: 2.0,
+        };
+        let report = render(&[only], &machine(), "`cargo bench`");
+        assert!(report.contains("Not measured (no `latency-encrypt` results)."));
+        assert!(report.contains("Not measured (no `aes-chain` result)."));
+        assert!(report.contains("Not measured (no `throughput-*` results)."));
+        assert!(report.contains("| other/x | 1.50 ns (±0.50) |  |"));
+    }
+
+    #[test]
+    fn spreads_do_not_round_to_zero() {
+        assert_eq!(micros(21_212.0, 30.0), "21.2 (±0.03)");
+        assert_eq!(micros(21_212.0, 160.0), "21.2 (±0.2)");
+        assert_eq!(micros(212_120.0, 1.0), "212 (±0.001)");
+        assert_eq!(micros(6_445.9, 0.0), "6.45 (±0.00)");
+    }
+
+    #[test]
+    fn numbers_sort_naturally() {
+        let mut values = [
+            "16",
+            "6",
+            "9",
+            "Riffpe n=100",
+            "Riffpe n=10",
+            "16MiB",
+            "1MiB",
+        ];
+        values.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            values,
+            [
+                "1MiB",
+                "6",
+                "9",
+                "16",
+                "16MiB",
+                "Riffpe n=10",
+                "Riffpe n=100"
+            ]
+        );
+    }
+}

@@ -1,0 +1,157 @@
+//! `cargo xtask ci` and the steps it is made of, in the order CI runs them.
+
+use std::collections::BTreeSet;
+use std::process::Command;
+
+use crate::shell::{self, Result, TestCounts, Timings, cargo, run, run_tee};
+use crate::workspace::Metadata;
+use crate::{cross, fuzz};
+
+/// Bare-metal targets the core must build for: a Cortex-M4F and a 64-bit ARM without an OS.
+pub const NO_STD_TARGETS: [&str; 2] = ["thumbv7em-none-eabihf", "aarch64-unknown-none"];
+
+/// Steps of `ci`, by the names `--skip` takes.
+pub const STEPS: [&str; 8] = [
+    "fmt",
+    "clippy",
+    "doc",
+    "test",
+    "examples",
+    "no-std",
+    "cross-test",
+    "fuzz-smoke",
+];
+
+/// Arguments given to examples when CI runs them (all others run without arguments).
+const EXAMPLE_ARGS: &[(&str, &[&str])] = &[
+    // The demonstration encrypts 100 000 numbers; in CI's debug build a few thousand do.
+    ("batch_array", &["4096"]),
+];
+
+/// Seconds per fuzz target in `ci` (the `fuzz-smoke` command alone defaults to 60): enough to
+/// catch a target that no longer builds or fails at once, within CI's 30 minutes.
+pub const FUZZ_SECONDS: u64 = 30;
+
+/// Packages whose examples CI builds and runs on the host.
+const EXAMPLE_PACKAGES: [&str; 2] = ["riffpe-examples", "riffpe-example-embedded"];
+
+#[derive(Debug)]
+pub struct Options {
+    pub skip: BTreeSet<String>,
+    pub fuzz_seconds: u64,
+    /// Run the remaining steps after a failure (the run still fails).
+    pub keep_going: bool,
+}
+
+/// Everything CI runs; `.ci/run` calls this, so CI and a developer's machine run the same steps.
+pub fn ci(options: &Options) -> Result {
+    let mut timings = Timings::default();
+    let mut failed = Vec::new();
+    for name in STEPS {
+        if options.skip.contains(name) {
+            println!("\n== {name}: skipped (--skip {name})");
+            continue;
+        }
+        let result = timings.step(name, || match name {
+            "fmt" => fmt(),
+            "clippy" => clippy(),
+            "doc" => doc(),
+            "test" => test(),
+            "examples" => examples(),
+            "no-std" => no_std(),
+            "cross-test" => cross::cross_test(),
+            "fuzz-smoke" => fuzz::fuzz_smoke(options.fuzz_seconds),
+            _ => unreachable!("every step is matched"),
+        });
+        if let Err(error) = result {
+            if !options.keep_going {
+                timings.print("ci FAILED");
+                return Err(error);
+            }
+            eprintln!("\nxtask: {error}\n(--keep-going: on to the next step)");
+            failed.push(name);
+        }
+    }
+    if failed.is_empty() {
+        timings.print("ci passed");
+        Ok(())
+    } else {
+        timings.print("ci FAILED");
+        Err(format!("failed steps: {}", failed.join(", ")).into())
+    }
+}
+
+fn fmt() -> Result {
+    shell::ensure_component("rustfmt", cargo().args(["fmt", "--version"]))?;
+    run(cargo().args(["fmt", "--all", "--", "--check"]))
+}
+
+fn clippy() -> Result {
+    shell::ensure_component("clippy", cargo().args(["clippy", "--version"]))?;
+    run(cargo().args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))
+}
+
+fn doc() -> Result {
+    run(cargo()
+        .args(["doc", "--workspace", "--no-deps"])
+        .env("RUSTDOCFLAGS", "-D warnings"))
+}
+
+/// The README's test command, `cargo test --workspace`, on the host.
+fn test() -> Result {
+    let output = run_tee(cargo().args(["test", "--workspace"]))?;
+    println!("host: {}", TestCounts::parse(&output));
+    Ok(())
+}
+
+/// Builds every example of the workspace, then runs each as `cargo run --example NAME` would
+/// (the binaries just built are run directly: `cargo run -p …` would rebuild the crates with
+/// that package's features alone).
+fn examples() -> Result {
+    run(cargo().args(["build", "--workspace", "--examples"]))?;
+    let metadata = Metadata::load()?;
+    let built = metadata.target_dir()?.join("debug").join("examples");
+    for package in EXAMPLE_PACKAGES {
+        for example in metadata.targets(package, "example") {
+            let args = EXAMPLE_ARGS
+                .iter()
+                .find(|(name, _)| *name == example)
+                .map_or(&[][..], |(_, args)| args);
+            let binary = built.join(format!("{example}{}", std::env::consts::EXE_SUFFIX));
+            run(Command::new(binary).args(args))?;
+        }
+    }
+    Ok(())
+}
+
+/// The core without the standard library on bare-metal targets, and the no-alloc example.
+pub fn no_std() -> Result {
+    shell::ensure_targets(&NO_STD_TARGETS)?;
+    let targets = NO_STD_TARGETS
+        .iter()
+        .flat_map(|target| ["--target", target]);
+    for features in ["", "zeroize", "alloc,zeroize"] {
+        let mut build = cargo();
+        build.args(["build", "--package", "riffpe", "--no-default-features"]);
+        if !features.is_empty() {
+            build.args(["--features", features]);
+        }
+        run(build.args(targets.clone()))?;
+    }
+    run(cargo().args([
+        "build",
+        "--package",
+        "riffpe-example-embedded",
+        "--example",
+        "no_alloc",
+        "--target",
+        NO_STD_TARGETS[0],
+    ]))
+}

@@ -1,0 +1,55 @@
+//! `cargo xtask fuzz-smoke`: every cargo-fuzz target of `fuzz/` for a short while, so a target
+//! that no longer builds or crashes at once is caught in CI (long campaigns run elsewhere).
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::shell::{self, Result, run};
+
+/// Seconds each target runs when none are given.
+pub const DEFAULT_SECONDS: u64 = 60;
+
+/// `cargo +nightly …` through rustup, whatever toolchain runs the xtask.
+fn nightly_cargo() -> Command {
+    let mut command = Command::new("cargo");
+    command.arg("+nightly").env_remove("RUSTUP_TOOLCHAIN");
+    command
+}
+
+pub fn fuzz_smoke(seconds: u64) -> Result {
+    if !Path::new("fuzz/Cargo.toml").is_file() {
+        println!("skipped: there is no fuzz crate (fuzz/Cargo.toml) yet");
+        return Ok(());
+    }
+    let toolchains = shell::read(Command::new("rustup").args(["toolchain", "list"]))?;
+    if !toolchains.lines().any(|line| line.starts_with("nightly")) {
+        run(Command::new("rustup").args([
+            "toolchain",
+            "install",
+            "nightly",
+            "--profile",
+            "minimal",
+        ]))?;
+    }
+    if !shell::have("cargo-fuzz") {
+        run(Command::new("cargo").args(["install", "cargo-fuzz", "--locked"]))?;
+    }
+    let list = shell::read(nightly_cargo().args(["fuzz", "list"]))?;
+    let targets: Vec<&str> = list.split_whitespace().collect();
+    if targets.is_empty() {
+        println!("skipped: `cargo fuzz list` shows no fuzz targets in fuzz/ yet");
+        return Ok(());
+    }
+    println!(
+        "{} targets, {seconds} s each: {}",
+        targets.len(),
+        targets.join(", ")
+    );
+    run(nightly_cargo().args(["fuzz", "build"]))?;
+    for target in targets {
+        run(nightly_cargo()
+            .args(["fuzz", "run", target, "--"])
+            .arg(format!("-max_total_time={seconds}")))?;
+    }
+    Ok(())
+}

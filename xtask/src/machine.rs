@@ -1,0 +1,195 @@
+//! What a benchmark report must say about where it ran: CPU, cores, AES backend, date, commit.
+
+use std::env;
+use std::fs;
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::shell;
+
+/// The machine and the build a report describes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Machine {
+    pub cpu: String,
+    pub cores: usize,
+    pub aes_backend: String,
+    pub date: String,
+    pub commit: String,
+    pub rustc: String,
+}
+
+impl Machine {
+    pub fn detect() -> Self {
+        let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let rustflags = [
+            env::var("RUSTFLAGS").unwrap_or_default(),
+            env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default(),
+        ]
+        .concat();
+        let commit = shell::read(Command::new("git").args(["rev-parse", "--short", "HEAD"]))
+            .map(|hash| hash.trim().to_owned());
+        let dirty = shell::read(Command::new("git").args([
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+        ]))
+        .is_ok_and(|status| !status.trim().is_empty());
+        Machine {
+            cpu: cpu_model(&cpuinfo).unwrap_or_else(|| format!("unknown {}", env::consts::ARCH)),
+            cores: std::thread::available_parallelism().map_or(1, usize::from),
+            aes_backend: aes_backend(&cpuinfo, env::consts::ARCH, &rustflags),
+            date: utc_date(SystemTime::now()),
+            commit: match commit {
+                Ok(hash) if dirty => format!("{hash}-dirty"),
+                Ok(hash) => hash,
+                Err(_) => "unknown (not a git checkout)".to_owned(),
+            },
+            rustc: shell::read(Command::new("rustc").arg("--version"))
+                .map_or_else(|_| "unknown".to_owned(), |v| v.trim().to_owned()),
+        }
+    }
+}
+
+/// The value of the first `key : value` line of `/proc/cpuinfo` with this key.
+fn field<'a>(cpuinfo: &'a str, key: &str) -> Option<&'a str> {
+    cpuinfo.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        (name.trim() == key).then(|| value.trim())
+    })
+}
+
+/// On ARM the core named from `CPU implementer`/`CPU part`, with the board's `Model` line when
+/// the kernel gives one (Raspberry Pi OS does); elsewhere the `model name`.
+pub fn cpu_model(cpuinfo: &str) -> Option<String> {
+    let (Some(implementer), Some(part)) = (
+        field(cpuinfo, "CPU implementer"),
+        field(cpuinfo, "CPU part"),
+    ) else {
+        return field(cpuinfo, "model name").map(str::to_owned);
+    };
+    let core = arm_core(implementer, part).map_or_else(
+        || format!("implementer {implementer}, part {part}"),
+        |name| format!("{name} (implementer {implementer}, part {part})"),
+    );
+    Some(match field(cpuinfo, "Model") {
+        Some(board) => format!("{core} on {board}"),
+        None => core,
+    })
+}
+
+/// Arm Ltd. core names by MIDR part number (and the cloud CPUs built on them).
+fn arm_core(implementer: &str, part: &str) -> Option<&'static str> {
+    if implementer != "0x41" {
+        return None;
+    }
+    Some(match part {
+        "0xd03" => "Arm Cortex-A53",
+        "0xd04" => "Arm Cortex-A35",
+        "0xd05" => "Arm Cortex-A55",
+        "0xd07" => "Arm Cortex-A57",
+        "0xd08" => "Arm Cortex-A72",
+        "0xd09" => "Arm Cortex-A73",
+        "0xd0a" => "Arm Cortex-A75",
+        "0xd0b" => "Arm Cortex-A76",
+        "0xd0c" => "Arm Neoverse N1",
+        "0xd0d" => "Arm Cortex-A77",
+        "0xd40" => "Arm Neoverse V1",
+        "0xd41" => "Arm Cortex-A78",
+        "0xd49" => "Arm Neoverse N2",
+        "0xd4f" => "Arm Neoverse V2",
+        _ => return None,
+    })
+}
+
+/// The backend the `aes` crate picks at run time, by the rules of its detection: on x86 VAES
+/// with AVX-512, VAES, AES-NI, else software; on aarch64 the crypto extensions, else software.
+pub fn aes_backend(cpuinfo: &str, arch: &str, rustflags: &str) -> String {
+    if rustflags.contains("aes_backend") {
+        return "software (forced with --cfg aes_backend=\"soft\")".to_owned();
+    }
+    let has = |key: &str, feature: &str| {
+        field(cpuinfo, key).is_some_and(|flags| flags.split_whitespace().any(|f| f == feature))
+    };
+    let how = "via the aes crate's runtime detection";
+    match arch {
+        "x86_64" | "x86" if has("flags", "vaes") && has("flags", "avx512f") => {
+            format!("VAES-512 (AVX-512) {how}")
+        }
+        "x86_64" | "x86" if has("flags", "vaes") => format!("VAES-256 (AVX2) {how}"),
+        "x86_64" | "x86" if has("flags", "aes") => format!("AES-NI {how}"),
+        "aarch64" if has("Features", "aes") => format!("ARMv8 crypto extensions {how}"),
+        _ => "software (constant-time fixslice), no AES instructions found".to_owned(),
+    }
+}
+
+/// `2026-05-01 13:37 UTC`.
+pub fn utc_date(time: SystemTime) -> String {
+    let seconds = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    let (year, month, day) = civil_from_days(days as i64);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60
+    )
+}
+
+/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 to a proleptic Gregorian date.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * month_index + 2) / 5 + 1) as u32;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    const PI4: &str = "processor\t: 0\nBogoMIPS\t: 108.00\nFeatures\t: fp asimd evtstrm crc32 cpuid\n\
+        CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd08\n\
+        CPU revision\t: 3\n\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n";
+    const GRAVITON1: &str = "processor\t: 0\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid\n\
+        CPU implementer\t: 0x41\nCPU part\t: 0xd08\n";
+    const EPYC: &str = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n\
+        flags\t\t: fpu sse2 aes avx2 vaes vpclmulqdq\n";
+
+    #[test]
+    fn names_the_cpu() {
+        assert_eq!(cpu_model(EPYC).as_deref(), Some("AMD EPYC 7B13"));
+        assert_eq!(
+            cpu_model(PI4).as_deref(),
+            Some("Arm Cortex-A72 (implementer 0x41, part 0xd08) on Raspberry Pi 4 Model B Rev 1.4")
+        );
+        assert_eq!(cpu_model(""), None);
+    }
+
+    #[test]
+    fn names_the_aes_backend() {
+        assert!(aes_backend(EPYC, "x86_64", "").starts_with("VAES-256"));
+        assert!(aes_backend(GRAVITON1, "aarch64", "").starts_with("ARMv8 crypto extensions"));
+        // The Raspberry Pi 4's BCM2711 has no crypto extensions.
+        assert!(aes_backend(PI4, "aarch64", "").starts_with("software"));
+        assert!(aes_backend(EPYC, "x86_64", "--cfg aes_backend=\"soft\"").starts_with("software"));
+    }
+
+    #[test]
+    fn dates_are_utc_calendar_dates() {
+        let at = |seconds| utc_date(UNIX_EPOCH + Duration::from_secs(seconds));
+        assert_eq!(at(0), "1970-01-01 00:00 UTC");
+        assert_eq!(at(951_782_400), "2000-02-29 00:00 UTC");
+        assert_eq!(at(1_777_641_420), "2026-05-01 13:17 UTC");
+    }
+}

@@ -382,9 +382,10 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             // lane's keys from its keystream, contiguous and cache-friendly.
             for block in 0..blocks {
                 self.encrypt_states(lanes);
-                for lane in 0..lanes {
-                    self.keystream[lane * ks_stride + block * 16..][..16]
-                        .copy_from_slice(&self.states[lane]);
+                let at = block * 16;
+                let lane_keystreams = self.keystream.chunks_exact_mut(ks_stride);
+                for (keystream, state) in lane_keystreams.zip(&self.states[..lanes]) {
+                    keystream[at..at + 16].copy_from_slice(state);
                 }
             }
             let (keys, counts) =

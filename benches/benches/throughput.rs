@@ -1,7 +1,8 @@
-//! Arrays of 16-digit numbers (u64) through Riffpe(100, 8) with 16 bytes per value: the
-//! single-message loop, lockstep lanes on one core, and lockstep lanes over all cores.
+//! Arrays of numbers (u64): the single-message loop, lockstep lanes on one core, and lockstep
+//! lanes over all cores. 16-digit numbers through Riffpe(100, 8) with 16 bytes per value and
+//! Riffpe(10, 16) with 18, and 6-digit numbers through Riffpe(10, 6) with 18.
 //!
-//! 1 MiB of input by default; `RIFFPE_BENCH_FULL=1` adds 16, 32 and 64 MiB.
+//! 1 MiB of input by default; `RIFFPE_BENCH_FULL=1` adds 16, 32 and 64 MiB for Riffpe(100, 8).
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -22,36 +23,52 @@ fn sizes() -> Vec<usize> {
     }
 }
 
+/// `(label, radix, digits, bytes_per_value)`; the first is also run at the full sizes.
+const CONFIGS: [(&str, u32, usize, usize); 3] = [
+    ("Riffpe(100,8) b=16", 100, 8, 16),
+    ("Riffpe(10,16) b=18", 10, 16, 18),
+    ("Riffpe(10,6) b=18", 10, 6, 18),
+];
+
 fn throughput(c: &mut Criterion) {
-    let fpe = Riffpe::new(100, 8, &KEY, &TWEAK).expect("valid configuration");
     for (group_name, encrypt) in [("throughput-encrypt", true), ("throughput-decrypt", false)] {
         let mut group = c.benchmark_group(group_name);
         group
             .sample_size(10)
             .measurement_time(Duration::from_secs(8));
-        for bytes in sizes() {
-            let count = bytes / size_of::<u64>();
-            let numbers: Vec<u64> = fixed_random(1, count)
-                .into_iter()
-                .map(|x| x % 10_000_000_000_000_000)
-                .collect();
-            group.throughput(Throughput::Bytes(bytes as u64));
-            for (name, mode) in [
-                ("single", Mode::Single),
-                ("lockstep", Mode::Lockstep),
-                ("parallel", Mode::Parallel),
-            ] {
-                let batch = Batch::new(&fpe).order(DigitOrder::BigEndian).mode(mode);
-                let mut work = numbers.clone();
-                group.bench_function(BenchmarkId::new(name, format!("{}MiB", bytes / MIB)), |b| {
-                    b.iter(|| {
-                        if encrypt {
-                            batch.encrypt_ints(black_box(&mut work))
-                        } else {
-                            batch.decrypt_ints(black_box(&mut work))
-                        }
-                    })
+        for (index, (label, radix, digits, bytes_per_value)) in CONFIGS.into_iter().enumerate() {
+            let fpe = Riffpe::with_bytes_per_value(radix, digits, &KEY, &TWEAK, bytes_per_value)
+                .expect("valid configuration");
+            let domain_size = u64::from(radix).pow(digits as u32);
+            let sizes = if index == 0 { sizes() } else { vec![MIB] };
+            for bytes in sizes {
+                let count = bytes / size_of::<u64>();
+                let numbers: Vec<u64> = fixed_random(1, count)
+                    .into_iter()
+                    .map(|x| x % domain_size)
+                    .collect();
+                group.throughput(Throughput::ElementsAndBytes {
+                    elements: count as u64,
+                    bytes: bytes as u64,
                 });
+                let input = format!("{label} {}MiB", bytes / MIB);
+                for (name, mode) in [
+                    ("single", Mode::Single),
+                    ("lockstep", Mode::Lockstep),
+                    ("parallel", Mode::Parallel),
+                ] {
+                    let batch = Batch::new(&fpe).order(DigitOrder::BigEndian).mode(mode);
+                    let mut work = numbers.clone();
+                    group.bench_function(BenchmarkId::new(name, &input), |b| {
+                        b.iter(|| {
+                            if encrypt {
+                                batch.encrypt_ints(black_box(&mut work))
+                            } else {
+                                batch.decrypt_ints(black_box(&mut work))
+                            }
+                        })
+                    });
+                }
             }
         }
         group.finish();

@@ -440,7 +440,8 @@ fn throughput_table(w: &mut String, measurements: &[Measurement], used: &mut [bo
     });
     let _ = writeln!(
         w,
-        "16-digit numbers as `u64`, 8 bytes each. `single`: one message after another; \
+        "Arrays of numbers as `u64`, 8 bytes each; the input names the configuration and the \
+         array's size. `single`: one message after another; \
          `lockstep`: several messages advance together to fill the AES pipeline (one core); \
          `parallel`: lockstep over all cores.\n"
     );

@@ -75,5 +75,33 @@ fn throughput(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, throughput);
+/// Small arrays, lockstep vs parallel: where spreading over cores starts to pay.
+fn small_arrays(c: &mut Criterion) {
+    let fpe = Riffpe::new(100, 8, &KEY, &TWEAK).expect("valid configuration");
+    let mut group = c.benchmark_group("throughput-encrypt-small");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(3));
+    for count in [32usize, 128, 512, 2048] {
+        let numbers: Vec<u64> = fixed_random(2, count)
+            .into_iter()
+            .map(|x| x % 10_000_000_000_000_000)
+            .collect();
+        group.throughput(Throughput::ElementsAndBytes {
+            elements: count as u64,
+            bytes: (count * size_of::<u64>()) as u64,
+        });
+        for (name, mode) in [("lockstep", Mode::Lockstep), ("parallel", Mode::Parallel)] {
+            let batch = Batch::new(&fpe).order(DigitOrder::BigEndian).mode(mode);
+            let mut work = numbers.clone();
+            let input = format!("Riffpe(100,8) b=16 {count} numbers");
+            group.bench_function(BenchmarkId::new(name, input), |b| {
+                b.iter(|| batch.encrypt_ints(black_box(&mut work)))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, throughput, small_arrays);
 criterion_main!(benches);

@@ -148,6 +148,13 @@ where
         self.digits(digits, false)
     }
 
+    /// Messages per chunk in [`Mode::Parallel`]: [`CHUNK`], or for a small array its share per
+    /// thread, so that every core gets work, but never fewer than one lockstep group's lanes.
+    fn parallel_chunk(&self, messages: usize) -> usize {
+        let share = messages.div_ceil(rayon::current_num_threads());
+        share.max(self.fpe.lanes()).clamp(1, CHUNK)
+    }
+
     /// Scratch for `messages` messages: as many lanes as the backend runs, but no more than
     /// there are messages and within [`MAX_LANE_SCRATCH`].
     fn scratch_size(&self, messages: usize) -> riffpe::ScratchSize {
@@ -231,7 +238,7 @@ where
                     .map_err(unexpected)
             }
             Mode::Parallel => values
-                .par_chunks_mut(CHUNK)
+                .par_chunks_mut(self.parallel_chunk(count))
                 .try_for_each_init(|| self.workspace(count), run)
                 .map_err(unexpected),
         }
@@ -276,7 +283,7 @@ where
                     .map_err(unexpected)
             }
             Mode::Parallel => digits
-                .par_chunks_mut(CHUNK * l)
+                .par_chunks_mut(self.parallel_chunk(digits.len() / l) * l)
                 .try_for_each_init(|| ScratchBuf::with_size(self.scratch_size(CHUNK)), run)
                 .map_err(unexpected),
         }

@@ -237,10 +237,13 @@ where
                     .try_for_each(|chunk| run(&mut work, chunk))
                     .map_err(unexpected)
             }
-            Mode::Parallel => values
-                .par_chunks_mut(self.parallel_chunk(count))
-                .try_for_each_init(|| self.workspace(count), run)
-                .map_err(unexpected),
+            Mode::Parallel => {
+                let chunk = self.parallel_chunk(count);
+                values
+                    .par_chunks_mut(chunk)
+                    .try_for_each_init(|| self.workspace(chunk), run)
+                    .map_err(unexpected)
+            }
         }
     }
 
@@ -282,10 +285,13 @@ where
                     .try_for_each(|chunk| run(&mut scratch, chunk))
                     .map_err(unexpected)
             }
-            Mode::Parallel => digits
-                .par_chunks_mut(self.parallel_chunk(digits.len() / l) * l)
-                .try_for_each_init(|| ScratchBuf::with_size(self.scratch_size(CHUNK)), run)
-                .map_err(unexpected),
+            Mode::Parallel => {
+                let chunk = self.parallel_chunk(digits.len() / l);
+                digits
+                    .par_chunks_mut(chunk * l)
+                    .try_for_each_init(|| ScratchBuf::with_size(self.scratch_size(chunk)), run)
+                    .map_err(unexpected)
+            }
         }
     }
 }

@@ -393,14 +393,14 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             for lane in 0..lanes {
                 let keystream = &self.keystream[lane * ks_stride..][..ks_stride];
                 let digit = &mut messages[lane * digits + i];
-                if !forward && selection == Selection::Fast {
+                *digit = if !forward && selection == Selection::Fast {
                     // Ranking needs no stored keys: one pass over the keystream.
-                    *digit = keyed.inverse_from_keystream(keystream, *digit);
-                    continue;
-                }
-                let mut histogram = keyed.histogram(counts);
-                keyed.make_keys(keystream, keys, &mut histogram, count);
-                *digit = keyed.select_with(selection, keystream, keys, &histogram, forward, *digit);
+                    keyed.inverse_from_keystream(keystream, *digit)
+                } else {
+                    let mut histogram = keyed.histogram(counts);
+                    keyed.make_keys(keystream, keys, &mut histogram, count);
+                    keyed.select_with(selection, keystream, keys, &histogram, forward, *digit)
+                };
             }
         }
     }

@@ -8,7 +8,7 @@ use fpe::ff1::{FF1, FlexibleNumeralString};
 use std::time::Duration;
 
 use riffpe::{Riffpe, RiffpeX, ScratchBuf, Selection};
-use riffpe_benches::{Config, KEY, ROWS, TWEAK, aes_chain, fixed_random};
+use riffpe_benches::{Config, KEY, ROWS, TWEAK, aes_chain, aes_lanes, fixed_random};
 
 fn message(radices: &[u32], seed: u64) -> Vec<u32> {
     let r = fixed_random(seed, radices.len());
@@ -84,13 +84,19 @@ fn riffpe_latency(c: &mut Criterion) {
 }
 
 /// The floor for Riffpe(100, 8) with 16 bytes per value: 2 passes x 8 digits x (1 CBC-MAC
-/// block + 100 keystream blocks) = 1616 chained blocks.
+/// block + 100 keystream blocks) = 1616 chained blocks, one message or one lane group.
 fn aes_chain_floor(c: &mut Criterion) {
     let mut group = c.benchmark_group("aes-chain");
     let aes = riffpe::Aes::new_from_slice(&KEY).expect("16-byte key");
     let mut block = [7u8; 16];
     group.bench_function("aes_chain 1616 blocks", |b| {
         b.iter(|| aes_chain(&aes, 1616, black_box(&mut block)))
+    });
+    // The same chains, as many at once as the backend encrypts in parallel: what lockstep
+    // could reach if selection cost nothing.
+    let lanes = aes_lanes(&aes, 0, &mut block);
+    group.bench_function(format!("aes_lanes 1616 blocks x{lanes}"), |b| {
+        b.iter(|| aes_lanes(&aes, 1616, black_box(&mut block)))
     });
     group.finish();
 }

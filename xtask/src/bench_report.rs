@@ -408,6 +408,75 @@ fn aes_chain_section(w: &mut String, measurements: &[Measurement], used: &mut [b
             );
         }
     }
+    lanes_section(w, measurements, used, limit);
+}
+
+/// The throughput input compared with the parallel-AES limit: the configuration both chains are
+/// sized for.
+const LANES_INPUT: &str = "Riffpe(100,8) b=16";
+
+/// The same chains, as many at once as the backend runs (`aes_lanes N blocks xK`): the most
+/// lockstep can gain over one message, and how near lockstep comes to it.
+fn lanes_section(
+    w: &mut String,
+    measurements: &[Measurement],
+    used: &mut [bool],
+    chain: &Measurement,
+) {
+    let found = measurements.iter().position(|m| {
+        m.group == "aes-chain"
+            && m.function
+                .as_deref()
+                .is_some_and(|f| f.starts_with("aes_lanes"))
+    });
+    let Some(found) = found else {
+        return;
+    };
+    used[found] = true;
+    let floor = &measurements[found];
+    let label = floor.function.as_deref().unwrap_or_default();
+    let lanes = label
+        .split_whitespace()
+        .find_map(|word| word.strip_prefix('x')?.parse::<u32>().ok());
+    let Some(lanes) = lanes.filter(|&lanes| lanes > 0) else {
+        return;
+    };
+    let blocks = label
+        .split_whitespace()
+        .find_map(|word| word.parse::<u32>().ok())
+        .unwrap_or(1);
+    let per_message = floor.median / f64::from(lanes);
+    let _ = writeln!(
+        w,
+        "\n`{label}`: the same chains, {lanes} at once (the AES backend's parallel blocks, one \
+         call a step): {} µs, {:.2} ns an AES block, {:.2} µs a message. That is {:.1}× the \
+         chained rate: the most lockstep can gain over one message with this backend.\n",
+        micros(floor.median, floor.spread()),
+        floor.median / f64::from(blocks * lanes),
+        per_message / 1e3,
+        chain.median / per_message,
+    );
+    let _ = writeln!(
+        w,
+        "| lockstep, one core | per message (µs) | × the limit |\n| --- | ---: | ---: |"
+    );
+    for op in ["encrypt", "decrypt"] {
+        let lockstep = measurements.iter().find(|m| {
+            m.group == format!("throughput-{op}")
+                && m.function.as_deref() == Some("lockstep")
+                && m.value
+                    .as_deref()
+                    .is_some_and(|v| v.starts_with(LANES_INPUT))
+        });
+        let row = match lockstep.and_then(|m| Some((m, m.throughput?.bytes_and_elements().1))) {
+            Some((m, elements)) if elements > 0 => {
+                let each = m.median / elements as f64;
+                format!("{:.2} | {:.2}", each / 1e3, each / per_message)
+            }
+            _ => "*N/A* | *N/A*".to_owned(),
+        };
+        let _ = writeln!(w, "| {LANES_INPUT} {op} | {row} |");
+    }
 }
 
 /// Many messages at once: one row per operation, input size and mode.
@@ -736,6 +805,22 @@ mod tests {
             25_000.0,
             50.0,
         );
+        tree.add(
+            [Some("aes-chain"), Some("aes_lanes 1616 blocks x8"), None],
+            "null",
+            40_000.0,
+            50.0,
+        );
+        tree.add(
+            [
+                Some("throughput-encrypt"),
+                Some("lockstep"),
+                Some("Riffpe(100,8) b=16 1MiB"),
+            ],
+            r#"{"Elements":1000}"#,
+            10e6,
+            1e5,
+        );
         for (mode, nanos) in [("single", 8e8), ("lockstep", 2e8), ("parallel", 1e8)] {
             tree.add(
                 [Some("throughput-encrypt"), Some(mode), Some("1MiB")],
@@ -778,6 +863,11 @@ mod tests {
             assert!(report.contains(line), "missing {line:?} in:\n{report}");
         }
         assert!(report.contains("25.0 (±0.05) µs, 15.47 ns an AES block."));
+        // 8 chains of 1616 blocks in 40 µs: 5 µs a message, 5× the chained rate; lockstep
+        // encrypts a message in 10 µs, twice that floor.
+        assert!(report.contains("40.0 (±0.05) µs, 3.09 ns an AES block, 5.00 µs a message. That is 5.0× the chained rate"));
+        assert!(report.contains("| Riffpe(100,8) b=16 encrypt | 10.00 | 2.00 |"));
+        assert!(report.contains("| Riffpe(100,8) b=16 decrypt | *N/A* | *N/A* |"));
         // Riffpe rows before the others, digit columns in numeric order.
         let encrypt = &report[report.find("## Encryption").unwrap()..];
         assert!(encrypt.find("n=10 b=18").unwrap() < encrypt.find("n=100 b=16").unwrap());

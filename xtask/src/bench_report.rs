@@ -52,7 +52,9 @@ pub fn bench_report(options: &Options) -> Result {
     } else {
         (
             None,
-            format!("the results already in `{}`", criterion.display()),
+            format!(
+                "an earlier `cargo bench --package {BENCH_PACKAGE}` (reported with `--report-only`)"
+            ),
         )
     };
 

@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::machine::Machine;
+use crate::machine::{Machine, utc_date};
 use crate::shell::{self, Result, cargo, run};
 use crate::workspace::Metadata;
 
@@ -59,11 +59,16 @@ pub fn bench_report(options: &Options) -> Result {
     };
 
     shell::step("report");
-    let measurements = collect(&criterion, since)?;
-    if measurements.is_empty() {
+    let (measurements, newest) = collect(&criterion, since)?;
+    let Some(newest) = newest else {
         return Err(format!("no criterion results under {}", criterion.display()).into());
-    }
-    let report = render(&measurements, &Machine::detect(), &source);
+    };
+    // The date the benches ran, also when the report is made later.
+    let machine = Machine {
+        date: utc_date(newest),
+        ..Machine::detect()
+    };
+    let report = render(&measurements, &machine, &source);
     fs::write(&options.output, report)?;
     println!(
         "wrote {} ({} measurements)",
@@ -136,9 +141,13 @@ impl Measurement {
 }
 
 /// Every `new/benchmark.json` + `new/estimates.json` pair under `dir` (criterion's latest
-/// results), optionally only those written since `since`.
-pub fn collect(dir: &Path, since: Option<SystemTime>) -> Result<Vec<Measurement>> {
+/// results), optionally only those written since `since`, and when the newest was written.
+pub fn collect(
+    dir: &Path,
+    since: Option<SystemTime>,
+) -> Result<(Vec<Measurement>, Option<SystemTime>)> {
     let mut found = Vec::new();
+    let mut newest = None;
     let mut pending = vec![dir.to_path_buf()];
     while let Some(dir) = pending.pop() {
         let Ok(entries) = fs::read_dir(&dir) else {
@@ -151,11 +160,9 @@ pub fn collect(dir: &Path, since: Option<SystemTime>) -> Result<Vec<Measurement>
             }
             let (benchmark, estimates) = (path.join("benchmark.json"), path.join("estimates.json"));
             if path.ends_with("new") && benchmark.is_file() && estimates.is_file() {
-                let fresh = match since {
-                    Some(since) => fs::metadata(&estimates)?.modified()? >= since,
-                    None => true,
-                };
-                if fresh {
+                let written = fs::metadata(&estimates)?.modified()?;
+                if since.is_none_or(|since| written >= since) {
+                    newest = newest.max(Some(written));
                     let read = |file: &Path| {
                         fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))
                     };
@@ -169,7 +176,7 @@ pub fn collect(dir: &Path, since: Option<SystemTime>) -> Result<Vec<Measurement>
         }
     }
     found.sort_by(|a, b| natural_cmp(&a.name(), &b.name()));
-    Ok(found)
+    Ok((found, newest))
 }
 
 /// A measurement from criterion's `benchmark.json` and `estimates.json`.
@@ -343,22 +350,14 @@ const CHAIN_ROW: &str = "Riffpe n=100 b=16";
 /// Riffpe's 16-digit times against the same number of chained AES blocks, Riffpe's floor.
 fn aes_chain_section(w: &mut String, measurements: &[Measurement], used: &mut [bool]) {
     let _ = writeln!(w, "\n## Against the chained-AES limit\n");
-    let chain = measurements.iter().position(|m| {
-        m.group == "aes-chain"
-            && m.function
-                .as_deref()
-                .is_some_and(|f| f.starts_with("aes_chain"))
-    });
-    let Some(chain) = chain else {
+    let Some(chain) = aes_chain_result(measurements, "aes_chain") else {
         let _ = writeln!(w, "Not measured (no `aes-chain` result).");
         return;
     };
     used[chain] = true;
     let limit = &measurements[chain];
     let label = limit.function.as_deref().unwrap_or_default();
-    let blocks = label
-        .split_whitespace()
-        .find_map(|word| word.parse::<u32>().ok());
+    let blocks = label_number(label, "");
     let _ = write!(
         w,
         "`{label}`: AES blocks each encrypting the previous one's output, as one Riffpe(100, 8, \
@@ -425,28 +424,16 @@ fn lanes_section(
     used: &mut [bool],
     chain: &Measurement,
 ) {
-    let found = measurements.iter().position(|m| {
-        m.group == "aes-chain"
-            && m.function
-                .as_deref()
-                .is_some_and(|f| f.starts_with("aes_lanes"))
-    });
-    let Some(found) = found else {
+    let Some(found) = aes_chain_result(measurements, "aes_lanes") else {
         return;
     };
     used[found] = true;
     let floor = &measurements[found];
     let label = floor.function.as_deref().unwrap_or_default();
-    let lanes = label
-        .split_whitespace()
-        .find_map(|word| word.strip_prefix('x')?.parse::<u32>().ok());
-    let Some(lanes) = lanes.filter(|&lanes| lanes > 0) else {
+    let Some(lanes) = label_number(label, "x").filter(|&lanes| lanes > 0) else {
         return;
     };
-    let blocks = label
-        .split_whitespace()
-        .find_map(|word| word.parse::<u32>().ok())
-        .unwrap_or(1);
+    let blocks = label_number(label, "").unwrap_or(1);
     let per_message = floor.median / f64::from(lanes);
     let _ = writeln!(
         w,
@@ -462,9 +449,12 @@ fn lanes_section(
         w,
         "| lockstep, one core | per message (µs) | × the limit |\n| --- | ---: | ---: |"
     );
-    for op in ["encrypt", "decrypt"] {
+    for (group, op) in [
+        ("throughput-encrypt", "encrypt"),
+        ("throughput-decrypt", "decrypt"),
+    ] {
         let lockstep = measurements.iter().find(|m| {
-            m.group == format!("throughput-{op}")
+            m.group == group
                 && m.function.as_deref() == Some("lockstep")
                 && m.value
                     .as_deref()
@@ -479,6 +469,21 @@ fn lanes_section(
         };
         let _ = writeln!(w, "| {LANES_INPUT} {op} | {row} |");
     }
+}
+
+/// The `aes-chain` group's result whose function starts with `prefix`.
+fn aes_chain_result(measurements: &[Measurement], prefix: &str) -> Option<usize> {
+    measurements.iter().position(|m| {
+        m.group == "aes-chain" && m.function.as_deref().is_some_and(|f| f.starts_with(prefix))
+    })
+}
+
+/// The first word of `label` that is `prefix` and a number: `"aes_lanes 1616 blocks x64"`
+/// gives 1616 for `""` and 64 for `"x"`.
+fn label_number(label: &str, prefix: &str) -> Option<u32> {
+    label
+        .split_whitespace()
+        .find_map(|word| word.strip_prefix(prefix)?.parse().ok())
 }
 
 /// Many messages at once: one row per operation, input size and mode.
@@ -664,7 +669,14 @@ mod tests {
         }
 
         /// A benchmark with median `median` ns and confidence interval `median ± spread`.
-        fn add(&self, id: [Option<&str>; 3], throughput: &str, median: f64, spread: f64) {
+        /// Writes one result; returns its `estimates.json`.
+        fn add(
+            &self,
+            id: [Option<&str>; 3],
+            throughput: &str,
+            median: f64,
+            spread: f64,
+        ) -> PathBuf {
             let [group, function, value] = id;
             let dir = [group, function, value]
                 .into_iter()
@@ -692,8 +704,9 @@ mod tests {
                     point + spread
                 )
             };
+            let estimates = dir.join("estimates.json");
             fs::write(
-                dir.join("estimates.json"),
+                &estimates,
                 format!(
                     r#"{{"mean":{},"median":{},"median_abs_dev":{},"slope":null,"std_dev":{}}}"#,
                     estimate(median * 1.01),
@@ -703,6 +716,7 @@ mod tests {
                 ),
             )
             .unwrap();
+            estimates
         }
     }
 
@@ -732,7 +746,7 @@ mod tests {
             6_445.9,
             20.0,
         );
-        tree.add(
+        let parallel = tree.add(
             [Some("throughput-encrypt"), Some("parallel"), Some("1MiB")],
             r#"{"Bytes":1048576}"#,
             2.5e8,
@@ -740,7 +754,7 @@ mod tests {
         );
         // A report directory and a baseline are not results.
         fs::create_dir_all(tree.0.join("report")).unwrap();
-        let found = collect(&tree.0, None).unwrap();
+        let found = collect(&tree.0, None).unwrap().0;
         assert_eq!(
             found,
             [
@@ -764,8 +778,19 @@ mod tests {
                 },
             ]
         );
+        // The newest result's time is when the benches ran, whenever the report is made.
+        let ran = SystemTime::now() + Duration::from_secs(60);
+        fs::File::options()
+            .write(true)
+            .open(&parallel)
+            .unwrap()
+            .set_modified(ran)
+            .unwrap();
+        assert_eq!(collect(&tree.0, None).unwrap().1, Some(ran));
         let later = SystemTime::now() + Duration::from_secs(3600);
-        assert!(collect(&tree.0, Some(later)).unwrap().is_empty());
+        let (found, newest) = collect(&tree.0, Some(later)).unwrap();
+        assert!(found.is_empty());
+        assert_eq!(newest, None);
     }
 
     #[test]
@@ -838,7 +863,7 @@ mod tests {
             3.0,
         );
         let report = render(
-            &collect(&tree.0, None).unwrap(),
+            &collect(&tree.0, None).unwrap().0,
             &machine(),
             "`cargo bench`",
         );

@@ -28,14 +28,15 @@ impl Machine {
         .concat();
         let commit = shell::read(Command::new("git").args(["rev-parse", "--short", "HEAD"]))
             .map(|hash| hash.trim().to_owned());
-        // Markdown changes nothing measured (and the report itself is Markdown).
+        // The whole checkout, wherever this runs from; Markdown changes nothing measured (and
+        // the report itself is Markdown).
         let dirty = shell::read(Command::new("git").args([
             "status",
             "--porcelain",
             "--untracked-files=no",
             "--",
-            ".",
-            ":(exclude,glob)**/*.md",
+            ":/",
+            ":(top,exclude,glob)**/*.md",
         ]))
         .is_ok_and(|status| !status.trim().is_empty());
         Machine {

@@ -22,10 +22,20 @@ fn main() -> ExitCode {
     if let Some(features) = cpu_features() {
         println!("cpu features: {features}");
     }
+    let lanes = match Riffpe::new(100, 8, &[0; 16], b"") {
+        Ok(fpe) => fpe.lanes(),
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     println!(
         "aes backend:  {} (aes::hardware_accelerated() = {accelerated})",
-        backend(accelerated)
+        backend(accelerated, lanes)
     );
+    if let Some(why) = vaes_unused(lanes) {
+        println!("note:         {why}");
+    }
     match known_answer() {
         Ok(()) => println!("known answer: ok (SPEC.md: 1234123456785678 -> 5158543106053628)"),
         Err(error) => {
@@ -60,29 +70,35 @@ fn known_answer() -> Result<(), Box<dyn std::error::Error>> {
     }
 }
 
-/// The backend the `aes` crate selects, by the same detection it uses.
-fn backend(accelerated: bool) -> &'static str {
+/// The backend the `aes` crate runs, named from its parallel block count (what lockstep uses),
+/// so the name is what the engine gets, not what CPUID promises.
+fn backend(accelerated: bool, lanes: usize) -> String {
     if !accelerated {
-        return "software (constant-time fixslice)";
+        return format!("software (constant-time fixslice), {lanes} blocks at once");
     }
+    let name = match (env::consts::ARCH, lanes) {
+        ("x86_64" | "x86", 64) => "VAES-512 (AVX-512)",
+        ("x86_64" | "x86", 30) => "VAES-256 (AVX2)",
+        ("x86_64" | "x86", _) => "AES-NI",
+        ("aarch64", _) => "ARMv8 crypto extensions (AESE/AESMC)",
+        _ => "hardware",
+    };
+    format!("{name}, {lanes} blocks at once")
+}
+
+/// Why a CPU with VAES runs AES-NI: the `aes` crate's run-time detection (cpufeatures 0.3)
+/// takes VAES only with AVX-512's register state, which AMD Zen 3 lacks.
+fn vaes_unused(lanes: usize) -> Option<&'static str> {
     #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
-    {
-        if std::arch::is_x86_feature_detected!("vaes") {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                return "VAES-512 (AVX-512)";
-            }
-            return "VAES-256 (AVX2)";
-        }
-        "AES-NI"
+    if std::arch::is_x86_feature_detected!("vaes") && lanes == 8 {
+        return Some(
+            "this CPU has VAES but not AVX-512, and the aes crate detects VAES only with \
+             AVX-512 at run time; build with RUSTFLAGS=\"-C target-feature=+avx2,+vaes\" (or \
+             -C target-cpu=native) for its VAES-256 backend",
+        );
     }
-    #[cfg(target_arch = "aarch64")]
-    {
-        "ARMv8 crypto extensions (AESE/AESMC)"
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64")))]
-    {
-        "hardware"
-    }
+    let _ = lanes;
+    None
 }
 
 /// The `Key : value` line of `/proc/cpuinfo`.

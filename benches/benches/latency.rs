@@ -100,6 +100,18 @@ fn aes_chain_floor(c: &mut Criterion) {
     group.bench_function(format!("aes_lanes 1616 blocks x{lanes}"), |b| {
         b.iter(|| aes_lanes(&aes, 1616, black_box(&mut block)))
     });
+    // What the AES units themselves sustain with VAES-256 and 16 or 30 blocks in flight, next
+    // to what the backend reaches: the `aes` crate's VAES-256 backend runs 30 at once.
+    #[cfg(target_arch = "x86_64")]
+    if riffpe_benches::vaes256_rounds::<1>(1, 0).is_some() {
+        use riffpe_benches::vaes256_rounds;
+        group.bench_function("vaes256_rounds 1616 blocks x16", |b| {
+            b.iter(|| vaes256_rounds::<8>(1616, black_box(7)))
+        });
+        group.bench_function("vaes256_rounds 1616 blocks x30", |b| {
+            b.iter(|| vaes256_rounds::<15>(1616, black_box(7)))
+        });
+    }
     group.finish();
 }
 

@@ -155,3 +155,54 @@ pub fn aes_lanes<C: BlockCipherEncrypt<BlockSize = U16>>(
     }
     cipher.encrypt_with_backend(Lanes { blocks, block });
 }
+
+/// Raw VAES-256 rounds, for timing only: `blocks` chained 10-round AES encryptions (AES-128's
+/// shape, with made-up round keys) in `2·YMM` independent chains, two to a `ymm` register, with
+/// no loads or stores in the loop. It measures what the CPU's AES units sustain with that many
+/// blocks in flight, to compare with the `aes` crate's backend ([`aes_lanes`]). `None` unless
+/// the CPU has AVX2 and VAES.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub fn vaes256_rounds<const YMM: usize>(blocks: usize, seed: u8) -> Option<u8> {
+    if !(std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("vaes"))
+    {
+        return None;
+    }
+    // SAFETY: `rounds` enables AVX2 and VAES only, and the CPU has both (checked above).
+    Some(unsafe { rounds::<YMM>(blocks, seed) })
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,vaes")]
+fn rounds<const YMM: usize>(blocks: usize, seed: u8) -> u8 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_extract_epi8,
+        _mm256_set1_epi8, _mm256_xor_si256,
+    };
+    let mut keys = [_mm256_set1_epi8(0); 11];
+    for (i, key) in keys.iter_mut().enumerate() {
+        *key = _mm256_set1_epi8((i as u8).wrapping_mul(37) as i8);
+    }
+    let mut states: [__m256i; YMM] = [_mm256_set1_epi8(seed as i8); YMM];
+    for (i, state) in states.iter_mut().enumerate() {
+        *state = _mm256_xor_si256(*state, _mm256_set1_epi8(i as i8));
+    }
+    for _ in 0..blocks {
+        for state in &mut states {
+            *state = _mm256_xor_si256(*state, keys[0]);
+        }
+        for key in &keys[1..10] {
+            for state in &mut states {
+                *state = _mm256_aesenc_epi128(*state, *key);
+            }
+        }
+        for state in &mut states {
+            *state = _mm256_aesenclast_epi128(*state, keys[10]);
+        }
+    }
+    let mut folded = states[0];
+    for state in &states[1..] {
+        folded = _mm256_xor_si256(folded, *state);
+    }
+    _mm256_extract_epi8::<0>(folded) as u8
+}

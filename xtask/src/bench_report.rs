@@ -469,6 +469,44 @@ fn lanes_section(
         };
         let _ = writeln!(w, "| {LANES_INPUT} {op} | {row} |");
     }
+    raw_vaes(w, measurements, used, chain);
+}
+
+/// Raw VAES-256 rounds (`vaes256_rounds N blocks xK`, x86 only): what the AES units sustain with
+/// K blocks in flight, against which the backend's `aes_lanes` rate is read.
+fn raw_vaes(w: &mut String, measurements: &[Measurement], used: &mut [bool], chain: &Measurement) {
+    let mut found: Vec<(u32, u32, usize)> = (0..measurements.len())
+        .filter_map(|i| {
+            let m = &measurements[i];
+            let label = m.function.as_deref()?;
+            if m.group != "aes-chain" || !label.starts_with("vaes256_rounds") {
+                return None;
+            }
+            Some((label_number(label, "x")?, label_number(label, "")?, i))
+        })
+        .filter(|&(lanes, blocks, _)| lanes > 0 && blocks > 0)
+        .collect();
+    if found.is_empty() {
+        return;
+    }
+    found.sort();
+    let _ = writeln!(
+        w,
+        "\nHand-written VAES-256 rounds, the same chains with nothing else in the loop (how many \
+         blocks the AES units can keep in flight, not a backend Riffpe runs):\n"
+    );
+    for (lanes, blocks, i) in found {
+        used[i] = true;
+        let m = &measurements[i];
+        let per_message = m.median / f64::from(lanes);
+        let _ = writeln!(
+            w,
+            "- {lanes} blocks at once: {} µs, {:.2} ns an AES block, {:.1}× the chained rate.",
+            micros(m.median, m.spread()),
+            m.median / f64::from(blocks * lanes),
+            chain.median / per_message,
+        );
+    }
 }
 
 /// The `aes-chain` group's result whose function starts with `prefix`.
@@ -840,6 +878,16 @@ mod tests {
         );
         tree.add(
             [
+                Some("aes-chain"),
+                Some("vaes256_rounds 1616 blocks x16"),
+                None,
+            ],
+            "null",
+            20_000.0,
+            50.0,
+        );
+        tree.add(
+            [
                 Some("throughput-encrypt"),
                 Some("lockstep"),
                 Some("Riffpe(100,8) b=16 1MiB"),
@@ -893,6 +941,14 @@ mod tests {
         // 8 chains of 1616 blocks in 40 µs: 5 µs a message, 5× the chained rate; lockstep
         // encrypts a message in 10 µs, twice that floor.
         assert!(report.contains("40.0 (±0.05) µs, 3.09 ns an AES block, 5.00 µs a message. That is 5.0× the chained rate"));
+        // 16 raw VAES chains of 1616 blocks in 20 µs: 1.25 µs a message, 20× the chained rate.
+        assert!(report.contains(
+            "- 16 blocks at once: 20.0 (±0.05) µs, 0.77 ns an AES block, 20.0× the chained rate."
+        ));
+        assert!(
+            !report.contains("aes-chain/vaes256_rounds"),
+            "listed as unused"
+        );
         assert!(report.contains("| Riffpe(100,8) b=16 encrypt | 10.00 | 2.00 |"));
         assert!(report.contains("| Riffpe(100,8) b=16 decrypt | *N/A* | *N/A* |"));
         // Riffpe rows before the others, digit columns in numeric order.

@@ -106,8 +106,10 @@ fn arm_core(implementer: &str, part: &str) -> Option<&'static str> {
     })
 }
 
-/// The backend the `aes` crate picks at run time, by the rules of its detection: on x86 VAES
-/// with AVX-512, VAES, AES-NI, else software; on aarch64 the crypto extensions, else software.
+/// The backend the `aes` crate picks, by the rules of its detection: on x86 VAES-512 with
+/// AVX-512, AES-NI otherwise (its run-time detection takes VAES only with AVX-512's register
+/// state, so a Zen 3 runs AES-NI unless VAES is enabled at compile time), else software; on
+/// aarch64 the crypto extensions, else software.
 pub fn aes_backend(cpuinfo: &str, arch: &str, rustflags: &str) -> String {
     if rustflags.contains("aes_backend") {
         return "software (forced with --cfg aes_backend=\"soft\")".to_owned();
@@ -115,12 +117,19 @@ pub fn aes_backend(cpuinfo: &str, arch: &str, rustflags: &str) -> String {
     let has = |key: &str, feature: &str| {
         field(cpuinfo, key).is_some_and(|flags| flags.split_whitespace().any(|f| f == feature))
     };
+    let vaes_at_compile_time =
+        rustflags.contains("+vaes") || rustflags.contains("target-cpu=native");
     let how = "via the aes crate's runtime detection";
     match arch {
         "x86_64" | "x86" if has("flags", "vaes") && has("flags", "avx512f") => {
             format!("VAES-512 (AVX-512) {how}")
         }
-        "x86_64" | "x86" if has("flags", "vaes") => format!("VAES-256 (AVX2) {how}"),
+        "x86_64" | "x86" if has("flags", "vaes") && vaes_at_compile_time => {
+            "VAES-256 (AVX2), enabled at compile time by RUSTFLAGS".to_owned()
+        }
+        "x86_64" | "x86" if has("flags", "vaes") => {
+            format!("AES-NI {how} (the CPU's VAES without AVX-512 is not detected at run time)")
+        }
         "x86_64" | "x86" if has("flags", "aes") => format!("AES-NI {how}"),
         "aarch64" if has("Features", "aes") => format!("ARMv8 crypto extensions {how}"),
         _ => "software (constant-time fixslice), no AES instructions found".to_owned(),
@@ -168,8 +177,12 @@ mod tests {
         CPU revision\t: 3\n\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n";
     const GRAVITON1: &str = "processor\t: 0\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid\n\
         CPU implementer\t: 0x41\nCPU part\t: 0xd08\n";
+    /// Zen 3: VAES without AVX-512.
     const EPYC: &str = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n\
         flags\t\t: fpu sse2 aes avx2 vaes vpclmulqdq\n";
+    /// Zen 4: VAES with AVX-512.
+    const EPYC_ZEN4: &str = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9B14\n\
+        flags\t\t: fpu sse2 aes avx2 avx512f vaes vpclmulqdq\n";
 
     #[test]
     fn names_the_cpu() {
@@ -183,7 +196,12 @@ mod tests {
 
     #[test]
     fn names_the_aes_backend() {
-        assert!(aes_backend(EPYC, "x86_64", "").starts_with("VAES-256"));
+        assert!(aes_backend(EPYC_ZEN4, "x86_64", "").starts_with("VAES-512"));
+        assert!(aes_backend(EPYC, "x86_64", "").starts_with("AES-NI"));
+        assert!(aes_backend(EPYC, "x86_64", "-C target-cpu=native").starts_with("VAES-256"));
+        assert!(
+            aes_backend(EPYC, "x86_64", "-Ctarget-feature=+avx2,+vaes").starts_with("VAES-256")
+        );
         assert!(aes_backend(GRAVITON1, "aarch64", "").starts_with("ARMv8 crypto extensions"));
         // The Raspberry Pi 4's BCM2711 has no crypto extensions.
         assert!(aes_backend(PI4, "aarch64", "").starts_with("software"));

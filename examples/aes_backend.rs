@@ -86,19 +86,24 @@ fn backend(accelerated: bool, lanes: usize) -> String {
     format!("{name}, {lanes} blocks at once")
 }
 
-/// Why a CPU with VAES runs AES-NI: the `aes` crate's run-time detection (cpufeatures 0.3)
-/// takes VAES only with AVX-512's register state, which AMD Zen 3 lacks.
+/// Why a CPU with VAES runs AES-NI (8 blocks at once): the `aes` crate's run-time detection
+/// (cpufeatures 0.3) takes VAES only with AVX-512's register state, which AMD Zen 3 lacks.
 fn vaes_unused(lanes: usize) -> Option<&'static str> {
-    #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
-    if std::arch::is_x86_feature_detected!("vaes") && lanes == 8 {
-        return Some(
-            "this CPU has VAES but not AVX-512, and the aes crate detects VAES only with \
-             AVX-512 at run time; build with RUSTFLAGS=\"-C target-feature=+avx2,+vaes\" (or \
-             -C target-cpu=native) for its VAES-256 backend",
-        );
-    }
-    let _ = lanes;
-    None
+    (cpu_has_vaes() && lanes == 8).then_some(
+        "this CPU has VAES but not AVX-512, and the aes crate detects VAES only with AVX-512 at \
+         run time; build with RUSTFLAGS=\"-C target-feature=+avx2,+vaes\" (or -C \
+         target-cpu=native) for its VAES-256 backend",
+    )
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
+fn cpu_has_vaes() -> bool {
+    std::arch::is_x86_feature_detected!("vaes")
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "x86")))]
+fn cpu_has_vaes() -> bool {
+    false
 }
 
 /// The `Key : value` line of `/proc/cpuinfo`.

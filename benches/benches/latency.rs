@@ -103,7 +103,7 @@ fn aes_chain_floor(c: &mut Criterion) {
     // What the AES units themselves sustain with VAES-256 and 16 or 30 blocks in flight, next
     // to what the backend reaches: the `aes` crate's VAES-256 backend runs 30 at once.
     #[cfg(target_arch = "x86_64")]
-    if riffpe_benches::vaes256_rounds::<1>(1, 0).is_some() {
+    if riffpe_benches::vaes256_supported() {
         use riffpe_benches::vaes256_rounds;
         group.bench_function("vaes256_rounds 1616 blocks x16", |b| {
             b.iter(|| vaes256_rounds::<8>(1616, black_box(7)))

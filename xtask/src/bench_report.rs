@@ -430,18 +430,16 @@ fn lanes_section(
     used[found] = true;
     let floor = &measurements[found];
     let label = floor.function.as_deref().unwrap_or_default();
-    let Some(lanes) = label_number(label, "x").filter(|&lanes| lanes > 0) else {
+    let Some((lanes, blocks)) = chains_of(label) else {
         return;
     };
-    let blocks = label_number(label, "").unwrap_or(1);
     let per_message = floor.median / f64::from(lanes);
     let _ = writeln!(
         w,
         "\n`{label}`: the same chains, {lanes} at once (the AES backend's parallel blocks, one \
-         call a step): {} µs, {:.2} ns an AES block, {:.2} µs a message. That is {:.1}× the \
-         chained rate: the most lockstep can gain over one message with this backend.\n",
-        micros(floor.median, floor.spread()),
-        floor.median / f64::from(blocks * lanes),
+         call a step): {}, {:.2} µs a message. That is {:.1}× the chained rate: the most \
+         lockstep can gain over one message with this backend.\n",
+        chains_rate(floor, lanes, blocks),
         per_message / 1e3,
         chain.median / per_message,
     );
@@ -482,9 +480,9 @@ fn raw_vaes(w: &mut String, measurements: &[Measurement], used: &mut [bool], cha
             if m.group != "aes-chain" || !label.starts_with("vaes256_rounds") {
                 return None;
             }
-            Some((label_number(label, "x")?, label_number(label, "")?, i))
+            let (lanes, blocks) = chains_of(label)?;
+            Some((lanes, blocks, i))
         })
-        .filter(|&(lanes, blocks, _)| lanes > 0 && blocks > 0)
         .collect();
     if found.is_empty() {
         return;
@@ -498,15 +496,30 @@ fn raw_vaes(w: &mut String, measurements: &[Measurement], used: &mut [bool], cha
     for (lanes, blocks, i) in found {
         used[i] = true;
         let m = &measurements[i];
-        let per_message = m.median / f64::from(lanes);
         let _ = writeln!(
             w,
-            "- {lanes} blocks at once: {} µs, {:.2} ns an AES block, {:.1}× the chained rate.",
-            micros(m.median, m.spread()),
-            m.median / f64::from(blocks * lanes),
-            chain.median / per_message,
+            "- {lanes} blocks at once: {}, {:.1}× the chained rate.",
+            chains_rate(m, lanes, blocks),
+            chain.median * f64::from(lanes) / m.median,
         );
     }
+}
+
+/// `(lanes, blocks)` of an `aes-chain` label such as `"aes_lanes 1616 blocks x64"`: `lanes`
+/// chains of `blocks` blocks each. `None` unless both are there and positive.
+fn chains_of(label: &str) -> Option<(u32, u32)> {
+    let lanes = label_number(label, "x").filter(|&lanes| lanes > 0)?;
+    let blocks = label_number(label, "").filter(|&blocks| blocks > 0)?;
+    Some((lanes, blocks))
+}
+
+/// `"27.7 (±0.2) µs, 2.14 ns an AES block"`: `m` timed `lanes` chains of `blocks` blocks.
+fn chains_rate(m: &Measurement, lanes: u32, blocks: u32) -> String {
+    format!(
+        "{} µs, {:.2} ns an AES block",
+        micros(m.median, m.spread()),
+        m.median / f64::from(blocks * lanes)
+    )
 }
 
 /// The `aes-chain` group's result whose function starts with `prefix`.

@@ -21,11 +21,6 @@ pub struct Machine {
 impl Machine {
     pub fn detect() -> Self {
         let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-        let rustflags = [
-            env::var("RUSTFLAGS").unwrap_or_default(),
-            env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default(),
-        ]
-        .concat();
         let commit = shell::read(Command::new("git").args(["rev-parse", "--short", "HEAD"]))
             .map(|hash| hash.trim().to_owned());
         // The whole checkout, wherever this runs from; Markdown changes nothing measured (and
@@ -42,7 +37,7 @@ impl Machine {
         Machine {
             cpu: cpu_model(&cpuinfo).unwrap_or_else(|| format!("unknown {}", env::consts::ARCH)),
             cores: std::thread::available_parallelism().map_or(1, usize::from),
-            aes_backend: aes_backend(&cpuinfo, env::consts::ARCH, &rustflags),
+            aes_backend: aes_backend(),
             date: utc_date(SystemTime::now()),
             commit: match commit {
                 Ok(hash) if dirty => format!("{hash}-dirty"),
@@ -106,34 +101,39 @@ fn arm_core(implementer: &str, part: &str) -> Option<&'static str> {
     })
 }
 
-/// The backend the `aes` crate picks, by the rules of its detection: on x86 VAES-512 with
-/// AVX-512, AES-NI otherwise (its run-time detection takes VAES only with AVX-512's register
-/// state, so a Zen 3 runs AES-NI unless VAES is enabled at compile time), else software; on
-/// aarch64 the crypto extensions, else software.
-pub fn aes_backend(cpuinfo: &str, arch: &str, rustflags: &str) -> String {
-    if rustflags.contains("aes_backend") {
-        return "software (forced with --cfg aes_backend=\"soft\")".to_owned();
+/// The AES backend as the `aes_backend` example names it, built like the benches (same
+/// RUSTFLAGS): from the blocks the engine gets at once, which is what ran, whatever the CPU's
+/// flags promise (the `aes` crate takes VAES only with AVX-512 at run time).
+fn aes_backend() -> String {
+    let probe = shell::read(shell::cargo().args([
+        "run",
+        "--quiet",
+        "--release",
+        "--package",
+        "riffpe-examples",
+        "--example",
+        "aes_backend",
+    ]));
+    match probe {
+        Ok(output) => backend_from_probe(&output)
+            .unwrap_or_else(|| "unknown (the aes_backend example named none)".to_owned()),
+        Err(error) => format!("unknown (the aes_backend example failed: {error})"),
     }
-    let has = |key: &str, feature: &str| {
-        field(cpuinfo, key).is_some_and(|flags| flags.split_whitespace().any(|f| f == feature))
+}
+
+/// The `aes backend:` line of the `aes_backend` example's output, with its `note:` if any.
+fn backend_from_probe(output: &str) -> Option<String> {
+    let value = |key: &str| {
+        output
+            .lines()
+            .find_map(|line| line.strip_prefix(key))
+            .map(str::trim)
     };
-    let vaes_at_compile_time =
-        rustflags.contains("+vaes") || rustflags.contains("target-cpu=native");
-    let how = "via the aes crate's runtime detection";
-    match arch {
-        "x86_64" | "x86" if has("flags", "vaes") && has("flags", "avx512f") => {
-            format!("VAES-512 (AVX-512) {how}")
-        }
-        "x86_64" | "x86" if has("flags", "vaes") && vaes_at_compile_time => {
-            "VAES-256 (AVX2), enabled at compile time by RUSTFLAGS".to_owned()
-        }
-        "x86_64" | "x86" if has("flags", "vaes") => {
-            format!("AES-NI {how} (the CPU's VAES without AVX-512 is not detected at run time)")
-        }
-        "x86_64" | "x86" if has("flags", "aes") => format!("AES-NI {how}"),
-        "aarch64" if has("Features", "aes") => format!("ARMv8 crypto extensions {how}"),
-        _ => "software (constant-time fixslice), no AES instructions found".to_owned(),
-    }
+    let backend = value("aes backend:")?;
+    Some(match value("note:") {
+        Some(note) => format!("{backend}; {note}"),
+        None => backend.to_owned(),
+    })
 }
 
 /// `2026-05-01 13:37 UTC`.
@@ -175,14 +175,8 @@ mod tests {
     const PI4: &str = "processor\t: 0\nBogoMIPS\t: 108.00\nFeatures\t: fp asimd evtstrm crc32 cpuid\n\
         CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd08\n\
         CPU revision\t: 3\n\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n";
-    const GRAVITON1: &str = "processor\t: 0\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid\n\
-        CPU implementer\t: 0x41\nCPU part\t: 0xd08\n";
-    /// Zen 3: VAES without AVX-512.
     const EPYC: &str = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n\
         flags\t\t: fpu sse2 aes avx2 vaes vpclmulqdq\n";
-    /// Zen 4: VAES with AVX-512.
-    const EPYC_ZEN4: &str = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9B14\n\
-        flags\t\t: fpu sse2 aes avx2 avx512f vaes vpclmulqdq\n";
 
     #[test]
     fn names_the_cpu() {
@@ -194,18 +188,34 @@ mod tests {
         assert_eq!(cpu_model(""), None);
     }
 
+    /// What the `aes_backend` example prints, around its backend line.
+    fn probe(backend: &str, note: Option<&str>) -> String {
+        let note = note.map_or_else(String::new, |note| format!("note:         {note}\n"));
+        format!(
+            "target:       x86_64-linux\ncpu:          AMD EPYC\n\
+             aes backend:  {backend}\n{note}known answer: ok\n"
+        )
+    }
+
     #[test]
-    fn names_the_aes_backend() {
-        assert!(aes_backend(EPYC_ZEN4, "x86_64", "").starts_with("VAES-512"));
-        assert!(aes_backend(EPYC, "x86_64", "").starts_with("AES-NI"));
-        assert!(aes_backend(EPYC, "x86_64", "-C target-cpu=native").starts_with("VAES-256"));
-        assert!(
-            aes_backend(EPYC, "x86_64", "-Ctarget-feature=+avx2,+vaes").starts_with("VAES-256")
+    fn names_the_aes_backend_the_example_found() {
+        // Zen 3 by default: AES-NI, and why VAES is not used.
+        let zen3 = probe(
+            "AES-NI, 8 blocks at once",
+            Some("this CPU has VAES but not AVX-512"),
         );
-        assert!(aes_backend(GRAVITON1, "aarch64", "").starts_with("ARMv8 crypto extensions"));
-        // The Raspberry Pi 4's BCM2711 has no crypto extensions.
-        assert!(aes_backend(PI4, "aarch64", "").starts_with("software"));
-        assert!(aes_backend(EPYC, "x86_64", "--cfg aes_backend=\"soft\"").starts_with("software"));
+        assert_eq!(
+            backend_from_probe(&zen3).as_deref(),
+            Some("AES-NI, 8 blocks at once; this CPU has VAES but not AVX-512")
+        );
+        let zen3_native = probe("VAES-256 (AVX2), 30 blocks at once", None);
+        assert_eq!(
+            backend_from_probe(&zen3_native).as_deref(),
+            Some("VAES-256 (AVX2), 30 blocks at once")
+        );
+        let soft = probe("software (constant-time fixslice), 4 blocks at once", None);
+        assert!(backend_from_probe(&soft).unwrap().starts_with("software"));
+        assert_eq!(backend_from_probe("known answer: ok\n"), None);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! may be tried, so that no input makes a check slow.
 
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 /// Digits of a message at most (a cipher with more digits is only constructed).
 pub const MAX_MESSAGE_DIGITS: usize = 300;
@@ -647,6 +648,23 @@ fn runs_of(radices: &[u32]) -> Vec<(u32, usize)> {
         }
     }
     runs
+}
+
+/// The fuzz inputs kept in `dir` (one of `fuzz/regressions/<target>/`), sorted; notes (`.md`)
+/// and hidden files are not inputs. None if the folder does not exist.
+pub fn kept_inputs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .map(|entry| entry.expect("regression folder entry").path())
+        .filter(|path| {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            path.is_file() && !name.starts_with('.') && !name.ends_with(".md")
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 /// Expands runs `[(radix, count), …]` into a radix list (for reproducers).

@@ -27,21 +27,8 @@ use riffpe_cli::bulk::Layout;
 
 /// The inputs kept for `target`, sorted (none if the folder does not exist).
 fn regression_inputs(target: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fuzz/regressions")
-        .join(target);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .map(|entry| entry.expect("regression folder entry").path())
-        .filter(|path| {
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            path.is_file() && !name.starts_with('.') && !name.ends_with(".md")
-        })
-        .collect();
-    files.sort();
-    files
+    let regressions = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/regressions");
+    case::kept_inputs(&regressions.join(target))
 }
 
 #[test]

@@ -37,6 +37,9 @@ pub(crate) const MAX_BUCKETS: usize = 256;
 /// Radices up to this use 16 buckets (about 6 keys each at radix 100).
 const SMALL_RADIX: u32 = 255;
 
+/// Buckets up to this many keys are searched by counting ranks (quadratic, branch-free).
+const SMALL_BUCKET: usize = 16;
+
 /// The constants of one digit step: radix, value length and how keys are laid out.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct KeyLayout {
@@ -162,9 +165,26 @@ impl KeyLayout {
         }
         // Pairs with equal leading parts share a bucket, so whole-value ties are settled here.
         let rank = (x - below) as usize;
+        if len <= SMALL_BUCKET {
+            // A few keys: rank each branch-free instead of a selection's branches and calls
+            // (lockstep encryption 1–4 % faster: medians of paired runs, Riffpe(100, 8), (10, 16)).
+            return self.pick(keystream, &keys[..len], rank as u32);
+        }
         let (_, nth, _) =
             keys[..len].select_nth_unstable_by(rank, |&a, &b| self.cmp(keystream, a, b));
         (*nth & self.index_mask()) as u32
+    }
+
+    /// The index of the key of rank `x` among `keys`: every key's rank is counted and the one
+    /// whose rank is `x` is picked with masks, so nothing branches on which one it is.
+    #[inline(always)]
+    fn pick(&self, keystream: &[u8], keys: &[u64], x: u32) -> u32 {
+        let mut found = 0u64;
+        for &key in keys {
+            let rank = self.rank(keystream, keys.iter().copied(), key);
+            found |= key & mask(rank == x);
+        }
+        (found & self.index_mask()) as u32
     }
 
     /// π⁻¹(k) straight from a whole keystream, keys made on the fly and never stored: one
@@ -215,13 +235,7 @@ impl KeyLayout {
     /// counted, and the index whose rank is x is picked with masks.
     #[inline(always)]
     fn forward_constant_time(&self, keystream: &[u8], keys: &[u64], x: u32) -> u32 {
-        let keys = &keys[..self.n as usize];
-        let mut found = 0u64;
-        for &key in keys {
-            let rank = self.rank(keystream, keys.iter().copied(), key);
-            found |= key & mask(rank == x);
-        }
-        (found & self.index_mask()) as u32
+        self.pick(keystream, &keys[..self.n as usize], x)
     }
 
     /// π⁻¹(k) without secret-dependent branches or memory accesses: key `k` is fetched by a

@@ -473,9 +473,10 @@ fn lanes_section(
 /// Raw VAES-256 rounds (`vaes256_rounds N blocks xK`, x86 only): what the AES units sustain with
 /// K blocks in flight, against which the backend's `aes_lanes` rate is read.
 fn raw_vaes(w: &mut String, measurements: &[Measurement], used: &mut [bool], chain: &Measurement) {
-    let mut found: Vec<(u32, u32, usize)> = (0..measurements.len())
-        .filter_map(|i| {
-            let m = &measurements[i];
+    let mut found: Vec<(u32, u32, usize)> = measurements
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| {
             let label = m.function.as_deref()?;
             if m.group != "aes-chain" || !label.starts_with("vaes256_rounds") {
                 return None;

@@ -35,7 +35,7 @@ pub enum Selection {
 pub(crate) const MAX_BUCKETS: usize = 256;
 
 /// Radices up to this use 16 buckets (about 6 keys each at radix 100; 4 buckets for radix 10
-/// made lockstep encryption 11 % slower).
+/// made lockstep encryption 11–14 % slower).
 const SMALL_RADIX: u32 = 255;
 
 /// Buckets up to this many keys are searched by counting ranks (quadratic, branch-free).
@@ -177,7 +177,8 @@ impl KeyLayout {
     }
 
     /// The index of the key of rank `x` among `keys`: every key's rank is counted and the one
-    /// whose rank is `x` is picked with masks, so nothing branches on which one it is.
+    /// whose rank is `x` is picked with masks, so nothing branches on which one it is (save a
+    /// tie of leading bits, see [`Selection::ConstantTime`]).
     #[inline(always)]
     fn pick(&self, keystream: &[u8], keys: &[u64], x: u32) -> u32 {
         let mut found = 0u64;

@@ -4,9 +4,9 @@
 //! in the low `index_bits`, so keys order as pairs do unless two leading parts are equal and
 //! the values are longer than the leading part; only then are whole values compared.
 //!
-//! Keys are made while the keystream is generated, where they cost nothing: each AES block
-//! waits on the one before, and the ALU is idle meanwhile. Forward (π) also counts keys per
-//! bucket of leading bits there; selecting the x-th key then looks at one small bucket.
+//! For one message, keys are made while the keystream is generated, where they cost nothing:
+//! each AES block waits on the one before, and the ALU is idle meanwhile. Forward (π) also files
+//! keys by bucket of leading bits there; selecting the x-th key then looks at one small bucket.
 //! Inverse (π⁻¹) counts the keys below one key in a single branch-free pass.
 
 use core::cmp::Ordering;
@@ -89,12 +89,13 @@ impl KeyLayout {
         1 << (u64::BITS - self.bucket_shift)
     }
 
-    /// An empty histogram for this step in `counts` (at least [`KeyLayout::buckets`] long).
+    /// An empty histogram for this step in `counts` (at least [`KeyLayout::buckets`] long),
+    /// for keys that will be filed with [`KeyLayout::file`] if `filed`, else counted.
     #[inline(always)]
-    pub fn histogram<'c>(&self, counts: &'c mut [u64]) -> Histogram<'c> {
+    pub fn histogram<'c>(&self, counts: &'c mut [u64], filed: bool) -> Histogram<'c> {
         let counts = &mut counts[..self.buckets()];
         counts.fill(0);
-        Histogram { counts }
+        Histogram { counts, filed }
     }
 
     /// Keystream bytes needed before the key of value `k` can be made.
@@ -116,6 +117,18 @@ impl KeyLayout {
         let mut leading = [0u8; 8];
         leading.copy_from_slice(&keystream[start..start + 8]);
         (u64::from_be_bytes(leading) & self.value_mask) | k as u64
+    }
+
+    /// Files `key` in its bucket, as a chain through `keys`: `keys[k]` keeps the key's leading
+    /// bits and, in its index bits, the index filed before it in the bucket; the bucket counts
+    /// the key and points to it. (`k` is where it is stored, so the key is not lost.)
+    #[inline(always)]
+    pub fn file(&self, keys: &mut [u64], histogram: &mut Histogram<'_>, key: u64) {
+        let index_mask = self.index_mask();
+        let k = key & index_mask;
+        let entry = &mut histogram.counts[self.bucket(key)];
+        keys[k as usize] = (key & !index_mask) | (*entry >> 32);
+        *entry = u64::from(*entry as u32 + 1) | k << 32;
     }
 
     #[inline(always)]
@@ -143,8 +156,8 @@ impl KeyLayout {
 
     /// π(x): the index of the x-th smallest pair.
     ///
-    /// `keys[..n]` holds every key and `histogram` how many fall in each bucket; keys are
-    /// reordered.
+    /// `keys[..n]` holds every key, filed or not as `histogram` says, and `histogram` how many
+    /// fall in each bucket; keys are reordered.
     #[inline]
     pub fn forward(
         &self,
@@ -155,8 +168,25 @@ impl KeyLayout {
     ) -> u32 {
         // The bucket holding the x-th key, and how many keys lie in buckets before it.
         let (bucket, below) = histogram.find(u64::from(x));
-        let x = u64::from(x);
-        // Move that bucket's keys to the front (branch-free compaction, in place).
+        let keys = if histogram.filed {
+            self.gather_filed(keys, histogram.counts[bucket])
+        } else {
+            self.gather_counted(keys, bucket)
+        };
+        // Pairs with equal leading parts share a bucket, so whole-value ties are settled here.
+        let rank = (u64::from(x) - below) as usize;
+        if keys.len() <= SMALL_BUCKET {
+            // A few keys: rank each branch-free instead of a selection's branches and calls
+            // (lockstep encryption 1–4 % faster: medians of paired runs, Riffpe(100, 8), (10, 16)).
+            return self.pick(keystream, keys, rank as u32);
+        }
+        let (_, nth, _) = keys.select_nth_unstable_by(rank, |&a, &b| self.cmp(keystream, a, b));
+        (*nth & self.index_mask()) as u32
+    }
+
+    /// The keys of one bucket, moved to the front of `keys[..n]` by a branch-free pass over all.
+    #[inline(always)]
+    fn gather_counted<'k>(&self, keys: &'k mut [u64], bucket: usize) -> &'k mut [u64] {
         let keys = &mut keys[..self.n as usize];
         let mut len = 0;
         for j in 0..keys.len() {
@@ -164,16 +194,25 @@ impl KeyLayout {
             keys[len] = key;
             len += usize::from(self.bucket(key) == bucket);
         }
-        // Pairs with equal leading parts share a bucket, so whole-value ties are settled here.
-        let rank = (x - below) as usize;
-        if len <= SMALL_BUCKET {
-            // A few keys: rank each branch-free instead of a selection's branches and calls
-            // (lockstep encryption 1–4 % faster: medians of paired runs, Riffpe(100, 8), (10, 16)).
-            return self.pick(keystream, &keys[..len], rank as u32);
+        &mut keys[..len]
+    }
+
+    /// The keys of the bucket whose histogram entry is `entry`, gathered at the top of
+    /// `keys[..n]` by following its chain (see [`KeyLayout::file`]). The chain's indices fall
+    /// (the j-th is at most n − 1 − j), so no link is overwritten before it is read.
+    #[inline(always)]
+    fn gather_filed<'k>(&self, keys: &'k mut [u64], entry: u64) -> &'k mut [u64] {
+        let n = self.n as usize;
+        let len = entry as u32 as usize;
+        let keys = &mut keys[..n];
+        let index_mask = self.index_mask();
+        let mut at = (entry >> 32) as usize;
+        for top in (n - len..n).rev() {
+            let link = keys[at];
+            keys[top] = (link & !index_mask) | at as u64;
+            at = (link & index_mask) as usize;
         }
-        let (_, nth, _) =
-            keys[..len].select_nth_unstable_by(rank, |&a, &b| self.cmp(keystream, a, b));
-        (*nth & self.index_mask()) as u32
+        &mut keys[n - len..]
     }
 
     /// The index of the key of rank `x` among `keys`: every key's rank is counted and the one
@@ -296,13 +335,16 @@ impl KeyLayout {
     }
 }
 
-/// How many keys fall in each bucket of leading bits.
+/// How many keys fall in each bucket of leading bits: per bucket, the count in the low 32 bits
+/// and, when keys are filed, the index of the last key filed there in the high 32.
 ///
 /// Counters live in memory: 16 byte-wide counters packed in a `u128` needed a two-word variable
 /// shift per key, and lockstep encryption took a fifth longer with them (criterion, Riffpe(100,
 /// 8) on 1 MiB).
 pub(crate) struct Histogram<'c> {
     counts: &'c mut [u64],
+    /// Keys are filed by bucket ([`KeyLayout::file`]), not only counted.
+    filed: bool,
 }
 
 impl Histogram<'_> {
@@ -315,7 +357,8 @@ impl Histogram<'_> {
     #[inline(always)]
     fn find(&self, x: u64) -> (usize, u64) {
         let mut below = 0;
-        for (bucket, &count) in self.counts.iter().enumerate() {
+        for (bucket, &entry) in self.counts.iter().enumerate() {
+            let count = u64::from(entry as u32);
             if below + count > x {
                 return (bucket, below);
             }
@@ -378,14 +421,28 @@ mod tests {
             let mut counts = [0u64; MAX_BUCKETS];
             for x in 0..n as u32 {
                 let k = pi[x as usize];
-                for selection in [Selection::Fast, Selection::ConstantTime] {
-                    let mut histogram = layout.histogram(&mut counts);
-                    layout.make_keys(&keystream, &mut keys, &mut histogram, true);
+                // Fast selection with keys counted (lockstep) and filed (one message).
+                for (selection, filed) in [
+                    (Selection::Fast, false),
+                    (Selection::Fast, true),
+                    (Selection::ConstantTime, false),
+                ] {
+                    let mut histogram = layout.histogram(&mut counts, filed);
+                    if filed {
+                        for j in 0..n {
+                            layout.file(&mut keys, &mut histogram, layout.key(&keystream, j));
+                        }
+                    } else {
+                        let count = selection == Selection::Fast;
+                        layout.make_keys(&keystream, &mut keys, &mut histogram, count);
+                    }
                     let forward =
                         layout.select_with(selection, &keystream, &mut keys, &histogram, true, x);
-                    prop_assert_eq!(forward, k, "π({}), {:?}, n {}, b {}", x, selection, n, b);
+                    prop_assert_eq!(
+                        forward, k, "π({}), {:?}, filed {}, n {}, b {}", x, selection, filed, n, b
+                    );
 
-                    let mut histogram = layout.histogram(&mut counts);
+                    let mut histogram = layout.histogram(&mut counts, false);
                     layout.make_keys(&keystream, &mut keys, &mut histogram, false);
                     let inverse =
                         layout.select_with(selection, &keystream, &mut keys, &histogram, false, k);

@@ -35,7 +35,7 @@ pub enum Selection {
 pub(crate) const MAX_BUCKETS: usize = 256;
 
 /// Radices up to this use 16 buckets (about 6 keys each at radix 100; 4 buckets for radix 10
-/// made lockstep encryption 11–14 % slower).
+/// made lockstep encryption 7–13 % slower in paired runs).
 const SMALL_RADIX: u32 = 255;
 
 /// Buckets up to this many keys are searched by counting ranks (quadratic, branch-free).
@@ -177,7 +177,7 @@ impl KeyLayout {
         let rank = (u64::from(x) - below) as usize;
         if keys.len() <= SMALL_BUCKET {
             // A few keys: rank each branch-free instead of a selection's branches and calls
-            // (lockstep encryption 1–4 % faster: medians of paired runs, Riffpe(100, 8), (10, 16)).
+            // (encryption up to 3 % faster: medians of paired runs, Riffpe(100, 8), (10, 16)).
             return self.pick(keystream, keys, rank as u32);
         }
         let (_, nth, _) = keys.select_nth_unstable_by(rank, |&a, &b| self.cmp(keystream, a, b));

@@ -122,7 +122,8 @@ pub(crate) fn setup<C: BlockCipherEncrypt<BlockSize = U16>>(
 
 /// How many blocks the cipher's backend encrypts at once on this CPU (8 for AES-NI, 30 for
 /// VAES-256, 64 for VAES-512, 8 for ARMv8): the number of lanes worth running together. Twice
-/// as many, in two backend calls per block, made lockstep Riffpe(100, 8) 9 % slower on AES-NI.
+/// as many, in two backend calls per block, were not faster: lockstep Riffpe(100, 8) on AES-NI
+/// measured 9 % slower, between builds of two checkouts, which can differ by more (Cargo.toml).
 pub(crate) fn backend_lanes<C: BlockCipherEncrypt<BlockSize = U16>>(cipher: &C) -> usize {
     struct Lanes<'a>(&'a mut usize);
     impl BlockSizeUser for Lanes<'_> {
@@ -373,7 +374,6 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                 self.states[0],
                 blocks,
                 &keyed,
-                count,
                 keystream,
                 keys,
                 &mut histogram,
@@ -413,20 +413,19 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
 }
 
 /// The keystream of one lane and its keys, generated block by block; the keys are filed into
-/// `histogram` if `file`, else stored in order.
-#[allow(clippy::too_many_arguments)]
+/// `histogram` if it files keys, else stored in order.
 #[inline(always)]
 fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
     backend: &B,
     mut state: AesBlock,
     blocks: usize,
     keyed: &KeyLayout,
-    file: bool,
     keystream: &mut [u8],
     keys: &mut [u64],
     histogram: &mut Histogram<'_>,
 ) {
     let n = keyed.n as usize;
+    let file = histogram.files();
     let mut next = 0;
     for block in 0..blocks {
         backend.encrypt_block_inplace(&mut state);

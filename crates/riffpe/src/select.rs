@@ -7,7 +7,9 @@
 //! For one message, keys are made while the keystream is generated, where they cost nothing:
 //! each AES block waits on the one before, and the ALU is idle meanwhile. Forward (π) also files
 //! keys by bucket of leading bits there; selecting the x-th key then looks at one small bucket.
-//! Inverse (π⁻¹) counts the keys below one key in a single branch-free pass.
+//! In lockstep, keys are made from each lane's whole keystream and only counted per bucket;
+//! forward gathers the one bucket in a pass over the keys. Inverse (π⁻¹) counts the keys below
+//! one key in a single branch-free pass.
 
 use core::cmp::Ordering;
 
@@ -348,6 +350,12 @@ pub(crate) struct Histogram<'c> {
 }
 
 impl Histogram<'_> {
+    /// Whether keys are to be filed ([`KeyLayout::file`]) rather than stored in order.
+    #[inline(always)]
+    pub fn files(&self) -> bool {
+        self.filed
+    }
+
     #[inline(always)]
     pub fn add(&mut self, bucket: usize) {
         self.counts[bucket] += 1;

@@ -96,7 +96,11 @@ impl KeyLayout {
     #[inline(always)]
     pub fn histogram<'c>(&self, counts: &'c mut [u64], filed: bool) -> Histogram<'c> {
         let counts = &mut counts[..self.buckets()];
-        counts.fill(0);
+        if let Ok(small) = <&mut [u64; 16]>::try_from(&mut *counts) {
+            *small = [0; 16]; // A fixed length is cleared inline, not by a call to memset.
+        } else {
+            counts.fill(0);
+        }
         Histogram { counts, filed }
     }
 

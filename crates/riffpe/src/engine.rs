@@ -441,9 +441,10 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
     }
 }
 
-/// `state ^= input` for one block, as one 128-bit XOR: a loop over the bytes compiled to 16
-/// byte loads and stores, and for one message these sit between each step's selection and its
-/// first AES call (Riffpe(10, 16): single-message 15–19 % faster, lockstep 7–10 %, in paired runs).
+/// `state ^= input` for one block, as one 128-bit XOR. A loop over the bytes compiled to 16
+/// byte loads and stores, which for one message sit between each step's selection and its
+/// first AES call (the XOR made Riffpe(10, 16) 15–19 % faster for one message and 7–10 % in
+/// lockstep, paired runs).
 #[inline(always)]
 fn xor_block(state: &mut AesBlock, input: &[u8]) {
     let mut bytes = [0u8; 16];

@@ -230,12 +230,11 @@ impl Layout {
         self.keys_stride_u64() as usize
     }
 
-    /// Scratch for `lanes` messages in lockstep: a keystream per lane, keys for one lane at
-    /// a time.
+    /// Scratch for `lanes` messages in lockstep: a keystream and keys per lane.
     pub fn scratch_size(&self, lanes: usize) -> crate::ScratchSize {
         crate::ScratchSize {
             keystream_bytes: lanes * self.keystream_stride(),
-            keys: self.keys_stride(),
+            keys: lanes * self.keys_stride(),
         }
     }
 }

@@ -8,13 +8,15 @@
 //! `encrypt_with_backend` closure per call, so the backend is chosen once.
 
 use cipher::consts::U16;
+use cipher::inout::{InOut, InOutBuf};
 use cipher::typenum::Unsigned;
 use cipher::{
-    Block, BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser,
+    Array, Block, BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser,
     ParBlocks,
 };
 
 use crate::domain::{Domain, Layout};
+use crate::lanes::{self, Blocks, Work};
 use crate::select::{Histogram, KeyLayout, Selection};
 use crate::{Error, Scratch};
 
@@ -209,7 +211,11 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
         });
     }
     let lanes = if max_lanes > 1 {
-        max_lanes.min(backend_lanes(cipher)).min(fit).min(count)
+        max_lanes
+            .min(backend_lanes(cipher))
+            .min(lanes::MAX_LANES)
+            .min(fit)
+            .min(count)
     } else {
         1
     };
@@ -378,6 +384,38 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             );
             let digit = &mut messages[i];
             *digit = keyed.select_with(selection, keystream, keys, &histogram, forward, *digit);
+        } else if selection == Selection::Fast
+            && n <= lanes::MAX_RADIX
+            && self.keys.len() >= Work::words(lanes, n)
+        {
+            // Many chains are bound by AES throughput: the backend writes each block row
+            // straight into the keystream (S_1 from the states, then row from row), and
+            // selection runs for all lanes at once, lanes innermost (see `lanes`).
+            let row_bytes = lanes * 16;
+            let keystream = &mut self.keystream[..(blocks + 1) * row_bytes];
+            let (rows, _) = Array::slice_as_chunks_mut(keystream);
+            let (first, mut rest) = rows.split_at_mut(lanes);
+            encrypt_into(self.backend, &self.states[..lanes], first);
+            let mut previous = &*first;
+            for _ in 1..blocks {
+                let (row, after) = rest.split_at_mut(lanes);
+                encrypt_into(self.backend, previous, row);
+                (previous, rest) = (row, after);
+            }
+            let blocks = Blocks::new(&self.keystream[..(blocks + 1) * row_bytes], lanes, keyed);
+            let work = Work::new(self.keys, lanes, n);
+            let mut column = [0u32; lanes::MAX_LANES];
+            for (lane, digit) in column[..lanes].iter_mut().enumerate() {
+                *digit = messages[lane * digits + i];
+            }
+            if forward {
+                lanes::forward(&blocks, work, &mut column);
+            } else {
+                lanes::inverse(&blocks, work, &mut column);
+            }
+            for (lane, &digit) in column[..lanes].iter().enumerate() {
+                messages[lane * digits + i] = digit;
+            }
         } else {
             // Many chains are bound by AES throughput: keep the block loop lean, then make each
             // lane's keys from its keystream, contiguous and cache-friendly. (Making each lane's
@@ -407,6 +445,24 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                 };
             }
         }
+    }
+}
+
+/// `output[l] = E(input[l])` for every lane, in one backend call.
+#[inline(always)]
+fn encrypt_into<B: BlockCipherEncBackend<BlockSize = U16>>(
+    backend: &B,
+    input: &[AesBlock],
+    output: &mut [AesBlock],
+) {
+    let par = (
+        <&ParBlocks<B>>::try_from(input),
+        <&mut ParBlocks<B>>::try_from(&mut *output),
+    );
+    if let (Ok(input), Ok(output)) = par {
+        backend.encrypt_par_blocks(InOut::from((input, output)));
+    } else if let Ok(blocks) = InOutBuf::new(input, output) {
+        backend.encrypt_tail_blocks(blocks);
     }
 }
 
@@ -461,12 +517,12 @@ fn encode<const W: usize>(buf: &mut [u8], message: &[u32], i: usize, phase: u32)
     let pad = buf.len() - (message.len() + 1) * W;
     let last = buf.len() - 16;
     buf[last..].fill(pad as u8);
+    for (slot, &digit) in buf.chunks_exact_mut(W).zip(message) {
+        slot.copy_from_slice(&digit.to_le_bytes()[..W]);
+    }
     let put = |buf: &mut [u8], slot: usize, value: u32| {
         buf[slot * W..][..W].copy_from_slice(&value.to_le_bytes()[..W]);
     };
-    for (j, &digit) in message.iter().enumerate() {
-        put(buf, j, digit);
-    }
     put(buf, i, phase);
     put(buf, message.len(), i as u32);
 }

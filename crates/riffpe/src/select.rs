@@ -122,7 +122,44 @@ impl KeyLayout {
         let start = k * self.bytes_per_value;
         let mut leading = [0u8; 8];
         leading.copy_from_slice(&keystream[start..start + 8]);
-        (u64::from_be_bytes(leading) & self.value_mask) | k as u64
+        self.key_from_lead(u64::from_be_bytes(leading), k)
+    }
+
+    /// The key of value `k` whose 8 leading keystream bytes, big-endian, are `lead`.
+    #[inline(always)]
+    pub fn key_from_lead(&self, lead: u64, k: usize) -> u64 {
+        (lead & self.value_mask) | k as u64
+    }
+
+    /// The value index a key carries.
+    #[inline(always)]
+    pub fn index(&self, key: u64) -> usize {
+        (key & self.index_mask()) as usize
+    }
+
+    /// Whether two keys hold the same leading value bits (their order may then need the
+    /// whole values, unless [`KeyLayout::exact`]).
+    #[inline(always)]
+    pub fn same_lead(&self, a: u64, b: u64) -> bool {
+        (a ^ b) & self.value_mask == 0
+    }
+
+    /// The bits of a key that hold the value's leading bytes.
+    #[inline(always)]
+    pub fn value_mask(&self) -> u64 {
+        self.value_mask
+    }
+
+    /// Whether keys hold whole values, so that key order is pair order.
+    #[inline(always)]
+    pub fn exact(&self) -> bool {
+        self.exact
+    }
+
+    /// Keystream bytes per value.
+    #[inline(always)]
+    pub fn bytes_per_value(&self) -> usize {
+        self.bytes_per_value
     }
 
     /// Files `key` in its bucket, as a chain through `keys`: `keys[k]` keeps the key's leading

@@ -1,0 +1,672 @@
+//! The permutations of one digit step for a whole group of lanes at once (lockstep with
+//! [`Selection::Fast`](crate::Selection::Fast), radices up to [`MAX_RADIX`]).
+//!
+//! The keystream stays in the order the AES backend makes it, block by block: block `j` of
+//! every lane side by side ([`Blocks`]). The key of value `k` is made for every lane at once
+//! (a row), and every loop runs over the lanes innermost. Each lane's counters are independent
+//! of the other lanes' and of the key before, so no loop carries a chain of dependent
+//! operations, and the loops vectorize where the AES backend's closure is compiled with AVX2 or
+//! AVX-512 (the VAES backends).
+//!
+//! - Inverse (decryption): one pass counts, per lane, the keys below the lane's pivot.
+//! - Forward (encryption): one pass makes the rows and counts each lane's keys in 16 buckets of
+//!   their leading 4 bits (byte counters, packed eight to a word); a second marks the keys of
+//!   the bucket holding each lane's x-th key; then each lane ranks those few.
+//!
+//! Keys and ties are those of [`KeyLayout`]: a key orders as its value unless two values share
+//! their leading bits, and then the values are compared in full (a cold path).
+
+use core::cmp::Ordering;
+
+use crate::select::KeyLayout;
+
+/// Largest radix handled here: bucket counts are bytes, and a lane's marks are 4 words of 64.
+pub(crate) const MAX_RADIX: u32 = 255;
+
+/// Most lanes in a group: the widest AES backend (VAES-512) runs 64 blocks at once.
+pub(crate) const MAX_LANES: usize = 64;
+
+/// Words of scratch per lane besides its row entries: marks, bucket counts (2), the bucket
+/// of the x-th key and its rank in the bucket.
+pub(crate) const LANE_WORDS: usize = MARK_WORDS + 4;
+
+/// Words in a lane's set of marked values (one bit per value, radix ≤ 256).
+const MARK_WORDS: usize = 4;
+
+/// Buckets of leading bits, 16 byte counters in two words per lane.
+const BUCKET_SHIFT: u32 = 60;
+
+/// Keys of a bucket ranked branch-free; larger buckets are rare (radix ≤ 255) and ranked by
+/// following their marks.
+const SMALL_BUCKET: usize = 16;
+
+/// One digit step's keystream for a group of lanes, block by block: block `j` of lane `l` is
+/// `bytes[(j·lanes + l)·16 ..][..16]`. One block row of slack follows the last block, so that
+/// every value's 8 leading bytes can be read.
+pub(crate) struct Blocks<'a> {
+    bytes: &'a [u8],
+    lanes: usize,
+    layout: KeyLayout,
+}
+
+impl<'a> Blocks<'a> {
+    /// The keystream of `lanes` lanes in `bytes`, which holds the step's blocks and a row of
+    /// slack.
+    #[inline(always)]
+    pub fn new(bytes: &'a [u8], lanes: usize, layout: KeyLayout) -> Self {
+        Blocks {
+            bytes,
+            lanes,
+            layout,
+        }
+    }
+
+    /// Bytes of one block row: block `j` of every lane.
+    #[inline(always)]
+    fn block_row(&self, j: usize) -> &'a [u8] {
+        let width = self.lanes * 16;
+        &self.bytes[j * width..][..width]
+    }
+
+    /// The keys of value `k` of every lane, into `row[..lanes]`.
+    ///
+    /// A lane's keystream read as big-endian words: the value's 8 leading bytes start in word
+    /// `k·b / 8`, at byte `k·b mod 8`, so they are that word shifted left and topped up from
+    /// the next. Word and shift are the same for every lane, so each case is a plain loop over
+    /// the lanes' blocks.
+    #[inline(always)]
+    pub fn row(&self, k: usize, row: &mut [u64]) {
+        let offset = k * self.layout.bytes_per_value();
+        let (block, shift) = (offset / 16, 8 * (offset % 8) as u32);
+        let (blocks, _) = self.block_row(block).as_chunks::<16>();
+        let row = &mut row[..self.lanes];
+        let key = |lead| self.layout.key_from_lead(lead, k);
+        match (shift, offset % 16 < 8) {
+            (0, true) => {
+                for (out, block) in row.iter_mut().zip(blocks) {
+                    *out = key(halves(block).0);
+                }
+            }
+            (0, false) => {
+                for (out, block) in row.iter_mut().zip(blocks) {
+                    *out = key(halves(block).1);
+                }
+            }
+            (_, true) => {
+                for (out, block) in row.iter_mut().zip(blocks) {
+                    let (high, low) = halves(block);
+                    *out = key(high << shift | low >> (64 - shift));
+                }
+            }
+            (_, false) => {
+                let (next, _) = self.block_row(block + 1).as_chunks::<16>();
+                for (out, (block, next)) in row.iter_mut().zip(blocks.iter().zip(next)) {
+                    let lead = halves(block).1 << shift | halves(next).0 >> (64 - shift);
+                    *out = key(lead);
+                }
+            }
+        }
+    }
+
+    /// The key of value `k` of one lane (as [`Blocks::row`] makes it).
+    #[inline]
+    fn key(&self, lane: usize, k: usize) -> u64 {
+        let offset = k * self.layout.bytes_per_value();
+        let shift = 8 * (offset % 8) as u32;
+        let word = |i: usize| {
+            let (block, _) = self.block_row(i / 2)[lane * 16..].as_chunks::<16>();
+            block
+                .first()
+                .map_or(0, |block| [halves(block).0, halves(block).1][i % 2])
+        };
+        let (i, lead) = (offset / 8, word(offset / 8));
+        let lead = if shift == 0 {
+            lead
+        } else {
+            lead << shift | word(i + 1) >> (64 - shift)
+        };
+        self.layout.key_from_lead(lead, k)
+    }
+
+    /// Bytes of lane `lane`'s keystream from `offset` on.
+    fn read(&self, lane: usize, offset: usize, out: &mut [u8]) {
+        for (at, byte) in (offset..).zip(out) {
+            *byte = self.block_row(at / 16)[lane * 16 + at % 16];
+        }
+    }
+
+    /// Pairs `(value, index)` of one lane compared in full, for keys whose leading bits tie.
+    #[cold]
+    fn cmp_pairs(&self, lane: usize, a: u64, b: u64) -> Ordering {
+        let b_len = self.layout.bytes_per_value();
+        let (ia, ib) = (self.layout.index(a), self.layout.index(b));
+        let (mut x, mut y) = ([0u8; 16], [0u8; 16]);
+        let mut done = 0;
+        while done < b_len {
+            let len = (b_len - done).min(16);
+            self.read(lane, ia * b_len + done, &mut x[..len]);
+            self.read(lane, ib * b_len + done, &mut y[..len]);
+            match x[..len].cmp(&y[..len]) {
+                Ordering::Equal => done += len,
+                order => return order,
+            }
+        }
+        ia.cmp(&ib)
+    }
+
+    /// Key order, made exact where two keys' leading bits tie.
+    #[inline]
+    fn cmp(&self, lane: usize, a: u64, b: u64) -> Ordering {
+        if self.layout.exact() || !self.layout.same_lead(a, b) {
+            a.cmp(&b)
+        } else {
+            self.cmp_pairs(lane, a, b)
+        }
+    }
+}
+
+/// A keystream block's two halves as big-endian words.
+#[inline(always)]
+fn halves(block: &[u8; 16]) -> (u64, u64) {
+    let (mut high, mut low) = ([0u8; 8], [0u8; 8]);
+    high.copy_from_slice(&block[..8]);
+    low.copy_from_slice(&block[8..]);
+    (u64::from_be_bytes(high), u64::from_be_bytes(low))
+}
+
+/// Per-lane working memory for [`forward`] and [`inverse`], carved from the key scratch.
+pub(crate) struct Work<'w> {
+    /// `n` rows of `lanes` keys.
+    rows: &'w mut [u64],
+    /// [`LANE_WORDS`] columns of `lanes` words.
+    columns: &'w mut [u64],
+}
+
+impl<'w> Work<'w> {
+    /// Working memory for `lanes` lanes and radix `n` from `keys`, which must hold
+    /// [`Work::words`] of them.
+    #[inline]
+    pub fn new(keys: &'w mut [u64], lanes: usize, n: u32) -> Self {
+        let (rows, rest) = keys.split_at_mut(n as usize * lanes);
+        Work {
+            rows,
+            columns: &mut rest[..LANE_WORDS * lanes],
+        }
+    }
+
+    /// Words of key scratch for `lanes` lanes and radix `n`.
+    #[inline]
+    pub fn words(lanes: usize, n: u32) -> usize {
+        (n as usize + LANE_WORDS) * lanes
+    }
+}
+
+/// π(x) for every lane: `digits[l]` is lane `l`'s x, replaced by its π(x).
+pub(crate) fn forward(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    #[cfg(target_arch = "x86_64")]
+    if simd::avx512() {
+        // SAFETY: the CPU has the features `forward_avx512` is compiled with.
+        return unsafe { simd::forward_avx512(blocks, work, digits) };
+    }
+    forward_any(blocks, work, digits)
+}
+
+/// π⁻¹(k) for every lane: `digits[l]` is lane `l`'s k, replaced by its rank.
+pub(crate) fn inverse(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    #[cfg(target_arch = "x86_64")]
+    if simd::avx512() {
+        // SAFETY: the CPU has the features `inverse_avx512` is compiled with.
+        return unsafe { simd::inverse_avx512(blocks, work, digits) };
+    }
+    inverse_any(blocks, work, digits)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    use core::arch::x86_64::*;
+
+    use super::{Blocks, Work, mask_below, pick_large};
+
+    cpufeatures::new!(avx512_cpu, "avx512f", "avx512bw", "avx512vl");
+
+    pub(super) fn avx512() -> bool {
+        avx512_cpu::get()
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    pub(super) fn forward_avx512(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+        if blocks.layout.n as usize <= SMALL_RADIX {
+            forward_small(blocks, work, digits)
+        } else {
+            super::forward_any(blocks, work, digits)
+        }
+    }
+
+    /// [`forward_small`] for any radix up to [`SMALL_RADIX`] (else the bucket path), for tests.
+    #[cfg(test)]
+    pub(super) fn forward_small_checked(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+        assert!(avx512());
+        if blocks.layout.n as usize <= SMALL_RADIX {
+            // SAFETY: the CPU has AVX-512 (asserted above).
+            unsafe { forward_small(blocks, work, digits) }
+        } else {
+            super::forward_any(blocks, work, digits)
+        }
+    }
+
+    /// Radices up to this rank every key against every other, eight lanes to a vector: n²
+    /// compares beat counting, choosing a bucket and picking inside it when n is this small.
+    const SMALL_RADIX: usize = 16;
+
+    /// π(x) for every lane by ranking all keys: key k is the answer where exactly x keys lie
+    /// below it.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    fn forward_small(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+        let lanes = blocks.lanes;
+        let layout = &blocks.layout;
+        let n = layout.n as usize;
+        let rows = &mut work.rows[..n * lanes];
+        for (k, row) in rows.chunks_exact_mut(lanes).enumerate() {
+            blocks.row(k, row);
+        }
+        let one = _mm512_set1_epi64(1);
+        let value_mask = _mm512_set1_epi64(layout.value_mask() as i64);
+        for (chunk, digits) in digits[..lanes].chunks_mut(8).enumerate() {
+            let first = chunk * 8;
+            let mut keys = [_mm512_setzero_si512(); SMALL_RADIX];
+            for (key, row) in keys.iter_mut().zip(rows.chunks_exact(lanes)) {
+                *key = vector(&row[first..first + digits.len()]);
+            }
+            let keys = &keys[..n];
+            let x: [u64; 8] = core::array::from_fn(|l| digits.get(l).map_or(0, |&d| u64::from(d)));
+            let x = vector(&x);
+            let mut found = _mm512_setzero_si512();
+            for &pivot in keys {
+                let mut below = _mm512_setzero_si512();
+                for &other in keys {
+                    below = _mm512_mask_add_epi64(
+                        below,
+                        _mm512_cmplt_epu64_mask(other, pivot),
+                        below,
+                        one,
+                    );
+                }
+                found = _mm512_mask_mov_epi64(found, _mm512_cmpeq_epu64_mask(below, x), pivot);
+            }
+            // Key order is pair order unless another key shares the found key's leading bits.
+            let mut ties = 0u8;
+            if !layout.exact() {
+                let mut same = _mm512_setzero_si512();
+                for &other in keys {
+                    let equal = _mm512_testn_epi64_mask(_mm512_xor_si512(other, found), value_mask);
+                    same = _mm512_mask_add_epi64(same, equal, same, one);
+                }
+                ties = _mm512_cmpneq_epu64_mask(same, one);
+            }
+            let found = array(found);
+            let x = array(x);
+            for (l, digit) in digits.iter_mut().enumerate() {
+                *digit = if ties & (1 << l) == 0 {
+                    layout.index(found[l]) as u32
+                } else {
+                    let all = core::array::from_fn(|w| mask_below(n, w));
+                    pick_large(blocks, rows, first + l, all, x[l])
+                };
+            }
+        }
+    }
+
+    /// Up to 8 words as a vector, zeros after them.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn vector(words: &[u64]) -> __m512i {
+        let w = |i: usize| words.get(i).map_or(0, |&w| w as i64);
+        _mm512_set_epi64(w(7), w(6), w(5), w(4), w(3), w(2), w(1), w(0))
+    }
+
+    /// A vector's 8 words.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn array(v: __m512i) -> [u64; 8] {
+        let halves = [_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v)];
+        core::array::from_fn(|i| {
+            let half = halves[i / 4];
+            (match i % 4 {
+                0 => _mm256_extract_epi64::<0>(half),
+                1 => _mm256_extract_epi64::<1>(half),
+                2 => _mm256_extract_epi64::<2>(half),
+                _ => _mm256_extract_epi64::<3>(half),
+            }) as u64
+        })
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    pub(super) fn inverse_avx512(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+        super::inverse_any(blocks, work, digits)
+    }
+}
+
+#[inline(always)]
+fn forward_any(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    forward_buckets(blocks, work, digits)
+}
+
+/// Word `w` of the set of values `0..n`.
+#[inline(always)]
+fn mask_below(n: usize, w: usize) -> u64 {
+    match n.saturating_sub(64 * w) {
+        0 => 0,
+        bits @ 1..64 => (1 << bits) - 1,
+        _ => u64::MAX,
+    }
+}
+
+#[inline(always)]
+fn forward_buckets(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    let lanes = blocks.lanes;
+    let n = blocks.layout.n as usize;
+    let Work { rows, columns } = work;
+    let (marks, columns) = columns.split_at_mut(MARK_WORDS * lanes);
+    let (low, columns) = columns.split_at_mut(lanes);
+    let (high, columns) = columns.split_at_mut(lanes);
+    let (buckets, ranks) = columns.split_at_mut(lanes);
+    let ranks = &mut ranks[..lanes];
+    let digits = &mut digits[..lanes];
+
+    // Rows, and each lane's keys counted by bucket: byte `c mod 8` of word `c / 8`.
+    low.fill(0);
+    high.fill(0);
+    for k in 0..n {
+        let row = &mut rows[k * lanes..][..lanes];
+        blocks.row(k, row);
+        for ((&key, low), high) in row.iter().zip(low.iter_mut()).zip(high.iter_mut()) {
+            let one = 1u64 << ((key >> (BUCKET_SHIFT - 3)) & 0x38);
+            let upper = key >> 63;
+            *low += one & upper.wrapping_sub(1);
+            *high += one & upper.wrapping_neg();
+        }
+    }
+
+    // Each lane's bucket of the x-th key and the x-th key's rank inside it, from the counts'
+    // running sums (bytes too: they reach at most n).
+    find_buckets(digits, low, high, buckets, ranks);
+
+    // Marks: bit k of a lane's set when value k's key lies in the lane's bucket.
+    marks.fill(0);
+    for k in 0..n {
+        let row = &rows[k * lanes..][..lanes];
+        let bit = 1u64 << (k % 64);
+        let marks = &mut marks[(k / 64) * lanes..][..lanes];
+        for ((mark, &key), &bucket) in marks.iter_mut().zip(row).zip(buckets.iter()) {
+            *mark |= bit & u64::from(key >> BUCKET_SHIFT == bucket).wrapping_neg();
+        }
+    }
+
+    pick_all(blocks, rows, marks, ranks, digits);
+}
+
+/// [`find_bucket`] for every lane.
+#[inline(always)]
+fn find_buckets(digits: &[u32], low: &[u64], high: &[u64], buckets: &mut [u64], ranks: &mut [u64]) {
+    for (((&x, bucket), rank), (&low, &high)) in digits
+        .iter()
+        .zip(buckets.iter_mut())
+        .zip(ranks.iter_mut())
+        .zip(low.iter().zip(high.iter()))
+    {
+        (*bucket, *rank) = find_bucket(low, high, u64::from(x));
+    }
+}
+
+/// [`pick`] for every lane.
+#[inline(always)]
+fn pick_all(blocks: &Blocks<'_>, rows: &[u64], marks: &[u64], ranks: &[u64], digits: &mut [u32]) {
+    let lanes = blocks.lanes;
+    for (lane, digit) in digits.iter_mut().enumerate() {
+        let set = core::array::from_fn(|w| marks[w * lanes + lane]);
+        *digit = pick(blocks, rows, lane, set, ranks[lane]);
+    }
+}
+
+/// The bucket holding the x-th key and the x-th key's rank inside it, from 16 bucket counts in
+/// bytes (`low`: buckets 0–7, `high`: 8–15). Multiplying by `0x0101…01` turns the counts into
+/// running sums, which never pass n ≤ 255 and so never carry into the next byte; the bucket is
+/// the number of running sums at or below x, found by a branch-free binary search.
+#[inline(always)]
+fn find_bucket(low: u64, high: u64, x: u64) -> (u64, u64) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let low = low.wrapping_mul(ONES);
+    let high = high
+        .wrapping_mul(ONES)
+        .wrapping_add((low >> 56).wrapping_mul(ONES));
+    let sums = u128::from(high) << 64 | u128::from(low);
+    let sum = |bucket: u64| (sums >> (8 * bucket)) as u64 & 0xff;
+    let mut bucket = 0;
+    for step in [8, 4, 2, 1] {
+        bucket += step & u64::from(sum(bucket + step - 1) <= x).wrapping_neg();
+    }
+    let below = if bucket == 0 { 0 } else { sum(bucket - 1) };
+    (bucket, x - below)
+}
+
+/// The index of the key of rank `rank` among lane `lane`'s keys marked in `set`.
+#[inline(always)]
+fn pick(blocks: &Blocks<'_>, rows: &[u64], lane: usize, set: [u64; MARK_WORDS], rank: u64) -> u32 {
+    let lanes = blocks.lanes;
+    let layout = &blocks.layout;
+    let mut keys = [u64::MAX; SMALL_BUCKET];
+    let mut len = 0;
+    for k in Marked(set) {
+        if len == SMALL_BUCKET {
+            return pick_large(blocks, rows, lane, set, rank);
+        }
+        keys[len] = rows[k * lanes + lane];
+        len += 1;
+    }
+    let keys = &keys[..len];
+    // Rank every key branch-free by key order, keep the one of rank `rank`.
+    let mut found = 0;
+    for &key in keys {
+        let below = keys
+            .iter()
+            .map(|&other| u64::from(other < key))
+            .sum::<u64>();
+        found |= key & u64::from(below == rank).wrapping_neg();
+    }
+    // Key order is pair order unless another key shares the found key's leading bits (such
+    // keys share its bucket).
+    if !layout.exact() && keys.iter().filter(|&&k| layout.same_lead(k, found)).count() != 1 {
+        return pick_large(blocks, rows, lane, set, rank);
+    }
+    layout.index(found) as u32
+}
+
+/// [`pick`] for a bucket of more than [`SMALL_BUCKET`] keys or with tied leading bits:
+/// quadratic in the bucket's size, keys compared in full where their leading bits tie.
+#[cold]
+#[inline(never)]
+fn pick_large(
+    blocks: &Blocks<'_>,
+    rows: &[u64],
+    lane: usize,
+    set: [u64; MARK_WORDS],
+    rank: u64,
+) -> u32 {
+    let key = |k: usize| rows[k * blocks.lanes + lane];
+    for k in Marked(set) {
+        let below = Marked(set)
+            .filter(|&j| j != k && blocks.cmp(lane, key(j), key(k)) == Ordering::Less)
+            .count();
+        if below as u64 == rank {
+            return k as u32;
+        }
+    }
+    unreachable_rank()
+}
+
+#[inline(always)]
+fn inverse_any(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    let lanes = blocks.lanes;
+    let layout = &blocks.layout;
+    let Work { rows, columns } = work;
+    let row = &mut rows[..lanes];
+    let (pivots, columns) = columns.split_at_mut(lanes);
+    let (below, columns) = columns.split_at_mut(lanes);
+    let same = &mut columns[..lanes];
+    let digits = &mut digits[..lanes];
+
+    for (lane, (pivot, &k)) in pivots.iter_mut().zip(digits.iter()).enumerate() {
+        *pivot = blocks.key(lane, k as usize);
+    }
+    below.fill(0);
+    same.fill(0);
+    for k in 0..layout.n as usize {
+        blocks.row(k, row);
+        let counters = below.iter_mut().zip(same.iter_mut());
+        for ((&key, &pivot), (below, same)) in row.iter().zip(pivots.iter()).zip(counters) {
+            *below += u64::from(key < pivot);
+            *same += u64::from(layout.same_lead(key, pivot));
+        }
+    }
+    for (lane, digit) in digits.iter_mut().enumerate() {
+        *digit = if layout.exact() || same[lane] == 1 {
+            below[lane] as u32
+        } else {
+            rank_exact(blocks, lane, pivots[lane])
+        };
+    }
+}
+
+/// The rank of `pivot` among lane `lane`'s keys, compared in full where leading bits tie.
+#[cold]
+#[inline(never)]
+fn rank_exact(blocks: &Blocks<'_>, lane: usize, pivot: u64) -> u32 {
+    (0..blocks.layout.n as usize)
+        .filter(|&k| blocks.cmp(lane, blocks.key(lane, k), pivot) == Ordering::Less)
+        .count() as u32
+}
+
+/// A rank outside the bucket cannot happen: the bucket was chosen to hold it.
+#[cold]
+fn unreachable_rank() -> u32 {
+    0
+}
+
+/// The indices marked in a lane's set, in increasing order.
+struct Marked([u64; MARK_WORDS]);
+
+impl Iterator for Marked {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        for (w, word) in self.0.iter_mut().enumerate() {
+            if *word != 0 {
+                let bit = word.trailing_zeros() as usize;
+                *word &= *word - 1;
+                return Some(w * 64 + bit);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every path against a plain sort of each lane's pairs, on keystreams drawn from tiny
+    //! alphabets so that leading bits tie often (real AES output would tie about 2^-44 per step).
+
+    extern crate std;
+
+    use super::*;
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    /// One lane's permutation as SPEC defines it: indices in order of their pairs.
+    fn plain_permutation(stream: &[u8], n: usize, b: usize) -> Vec<u32> {
+        let value = |k: u32| &stream[k as usize * b..(k as usize + 1) * b];
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by(|&x, &y| value(x).cmp(value(y)).then(x.cmp(&y)));
+        order
+    }
+
+    /// `(lanes, n, b, block-major keystream, one digit per lane)`.
+    fn group() -> impl Strategy<Value = (usize, usize, usize, Vec<u8>, Vec<u32>)> {
+        (
+            prop_oneof![1usize..=20, Just(MAX_LANES)],
+            prop_oneof![2usize..=20, 2usize..=MAX_RADIX as usize],
+            1usize..=20,
+            prop_oneof![Just(1u16), Just(2), Just(3), Just(256)],
+        )
+            .prop_flat_map(|(lanes, n, b, alphabet)| {
+                let blocks = (n * b).div_ceil(16) + 1;
+                let byte = (0..alphabet).prop_map(|x| x as u8);
+                let digits = proptest::collection::vec(0..n as u32, lanes);
+                let bytes = proptest::collection::vec(byte, blocks * lanes * 16);
+                (Just(lanes), Just(n), Just(b), bytes, digits)
+            })
+    }
+
+    /// Lane `lane`'s keystream, contiguous.
+    fn lane_stream(bytes: &[u8], lanes: usize, lane: usize) -> Vec<u8> {
+        bytes
+            .chunks_exact(lanes * 16)
+            .flat_map(|row| &row[lane * 16..][..16])
+            .copied()
+            .collect()
+    }
+
+    type Select = fn(&Blocks<'_>, Work<'_>, &mut [u32]);
+
+    fn check(
+        (lanes, n, b, bytes, digits): &(usize, usize, usize, Vec<u8>, Vec<u32>),
+        paths: &[(&str, Select, bool)],
+    ) -> Result<(), TestCaseError> {
+        let layout = KeyLayout::new(*n as u32, *b);
+        let blocks = Blocks::new(bytes, *lanes, layout);
+        let mut keys = std::vec![0u64; Work::words(*lanes, *n as u32)];
+        for &(name, select, forward) in paths {
+            let mut out = digits.clone();
+            select(&blocks, Work::new(&mut keys, *lanes, *n as u32), &mut out);
+            for lane in 0..*lanes {
+                let pi = plain_permutation(&lane_stream(bytes, *lanes, lane), *n, *b);
+                let x = digits[lane];
+                let expected = if forward {
+                    pi[x as usize]
+                } else {
+                    pi.iter().position(|&k| k == x).unwrap_or(usize::MAX) as u32
+                };
+                prop_assert_eq!(
+                    out[lane],
+                    expected,
+                    "{} lane {} of {}, n {}, b {}",
+                    name,
+                    lane,
+                    lanes,
+                    n,
+                    b
+                );
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn every_path_matches_a_plain_sort(case in group()) {
+            let mut paths: Vec<(&str, Select, bool)> = std::vec![
+                ("forward", forward, true),
+                ("inverse", inverse, false),
+                ("portable forward", forward_any, true),
+                ("portable inverse", inverse_any, false),
+            ];
+            #[cfg(target_arch = "x86_64")]
+            if simd::avx512() {
+                paths.push(("avx512 forward, small radix", simd::forward_small_checked, true));
+            }
+            check(&case, &paths)?;
+        }
+    }
+}

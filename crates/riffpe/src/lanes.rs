@@ -5,8 +5,9 @@
 //! every lane side by side ([`Blocks`]). The key of value `k` is made for every lane at once
 //! (a row), and every loop runs over the lanes innermost. Each lane's counters are independent
 //! of the other lanes' and of the key before, so no loop carries a chain of dependent
-//! operations, and the loops vectorize where the AES backend's closure is compiled with AVX2 or
-//! AVX-512 (the VAES backends).
+//! operations and the loops vectorize. On x86-64 CPUs found at run time to have AVX-512, the
+//! same functions run from a build compiled for it (8 lanes to a register); elsewhere, from
+//! the build for the target's baseline features.
 //!
 //! - Inverse (decryption): one pass counts, per lane, the keys below the lane's pivot.
 //! - Forward (encryption): one pass makes the rows and counts each lane's keys in 16 buckets of
@@ -586,16 +587,9 @@ mod tests {
     extern crate std;
 
     use super::*;
+    use crate::select::tests::plain_permutation;
     use proptest::prelude::*;
     use std::vec::Vec;
-
-    /// One lane's permutation as SPEC defines it: indices in order of their pairs.
-    fn plain_permutation(stream: &[u8], n: usize, b: usize) -> Vec<u32> {
-        let value = |k: u32| &stream[k as usize * b..(k as usize + 1) * b];
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_by(|&x, &y| value(x).cmp(value(y)).then(x.cmp(&y)));
-        order
-    }
 
     /// `(lanes, n, b, block-major keystream, one digit per lane)`.
     fn group() -> impl Strategy<Value = (usize, usize, usize, Vec<u8>, Vec<u32>)> {

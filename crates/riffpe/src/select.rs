@@ -425,7 +425,7 @@ fn mask(condition: bool) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     //! Ties of leading bits cannot be reached through AES output in any test's lifetime
     //! (2^-44 per step at radix 100), so these tests draw keystreams from a tiny alphabet, full
     //! of them, and check every selection path against a plain sort of the pairs.
@@ -437,7 +437,7 @@ mod tests {
     use std::vec::Vec;
 
     /// π as SPEC defines it: the indices of the pairs (value, index) in sorted order.
-    fn plain_permutation(keystream: &[u8], n: usize, b: usize) -> Vec<u32> {
+    pub(crate) fn plain_permutation(keystream: &[u8], n: usize, b: usize) -> Vec<u32> {
         let value = |k: u32| &keystream[k as usize * b..(k as usize + 1) * b];
         let mut order: Vec<u32> = (0..n as u32).collect();
         order.sort_by(|&x, &y| value(x).cmp(value(y)).then(x.cmp(&y)));

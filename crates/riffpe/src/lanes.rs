@@ -330,17 +330,7 @@ mod simd {
             let here = _mm512_cmpeq_epu64_mask(x, _mm512_set1_epi64(rank as i64));
             found = _mm512_mask_mov_epi64(found, here, key);
         }
-        if layout.exact() {
-            return (found, 0);
-        }
-        let one = _mm512_set1_epi64(1);
-        let value_mask = _mm512_set1_epi64(layout.value_mask() as i64);
-        let mut same = _mm512_setzero_si512();
-        for &other in &keys {
-            let equal = _mm512_testn_epi64_mask(_mm512_xor_si512(other, found), value_mask);
-            same = _mm512_mask_add_epi64(same, equal, same, one);
-        }
-        (found, _mm512_cmpneq_epu64_mask(same, one))
+        (found, ties(&keys, found, layout))
     }
 
     /// For eight lanes (lane `l` in word `l` of each vector): the key with exactly `x` of
@@ -359,16 +349,25 @@ mod simd {
             }
             found = _mm512_mask_mov_epi64(found, _mm512_cmpeq_epu64_mask(below, x), pivot);
         }
+        (found, ties(keys, found, layout))
+    }
+
+    /// The lanes where a key other than `found` shares its leading bits (none if keys hold
+    /// whole values).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn ties(keys: &[__m512i], found: __m512i, layout: &KeyLayout) -> __mmask8 {
         if layout.exact() {
-            return (found, 0);
+            return 0;
         }
+        let one = _mm512_set1_epi64(1);
         let value_mask = _mm512_set1_epi64(layout.value_mask() as i64);
         let mut same = _mm512_setzero_si512();
         for &other in keys {
             let equal = _mm512_testn_epi64_mask(_mm512_xor_si512(other, found), value_mask);
             same = _mm512_mask_add_epi64(same, equal, same, one);
         }
-        (found, _mm512_cmpneq_epu64_mask(same, one))
+        _mm512_cmpneq_epu64_mask(same, one)
     }
 
     /// Up to 8 words as a vector, zeros after them.

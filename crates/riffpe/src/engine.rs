@@ -386,6 +386,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             *digit = keyed.select_with(selection, keystream, keys, &histogram, forward, *digit);
         } else if selection == Selection::Fast
             && n <= lanes::MAX_RADIX
+            && lanes::pays()
             && self.keys.len() >= Work::words(lanes, n)
         {
             // Many chains are bound by AES throughput: the backend writes each block row

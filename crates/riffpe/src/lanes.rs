@@ -5,9 +5,10 @@
 //! every lane side by side ([`Blocks`]). The key of value `k` is made for every lane at once
 //! (a row), and every loop runs over the lanes innermost. Each lane's counters are independent
 //! of the other lanes' and of the key before, so no loop carries a chain of dependent
-//! operations and the loops vectorize. On x86-64 CPUs found at run time to have AVX-512, the
-//! same functions run from a build compiled for it (8 lanes to a register); elsewhere, from
-//! the build for the target's baseline features.
+//! operations and the loops vectorize. The engine uses this on x86-64 CPUs found at run time
+//! to have AVX-512 ([`pays`]), where the same functions run from a build compiled for it (8
+//! lanes to a register); the build for the target's baseline features is what that build
+//! compiles, and is tested everywhere.
 //!
 //! - Inverse (decryption): one pass counts, per lane, the keys below the lane's pivot.
 //! - Forward (encryption): one pass makes the rows and counts each lane's keys in 16 buckets of
@@ -209,6 +210,21 @@ impl<'w> Work<'w> {
     }
 }
 
+/// Whether selecting for the whole group beats selecting lane by lane on this CPU: with
+/// AVX-512. The portable build lost to the lane-by-lane path in paired runs on an AVX-512 CPU
+/// (lockstep encryption 1.06× the time for Riffpe(100, 8), 2.0× for Riffpe(10, 16) and
+/// (10, 6); decryption 0.87× for (100, 8) but 1.08–1.10× for radix 10), so elsewhere lockstep
+/// selects lane by lane. The portable build stays: it is the code the AVX-512 build compiles,
+/// tested on every target.
+#[inline]
+pub(crate) fn pays() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if simd::avx512() {
+        return true;
+    }
+    false
+}
+
 /// π(x) for every lane: `digits[l]` is lane `l`'s x, replaced by its π(x).
 pub(crate) fn forward(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     #[cfg(target_arch = "x86_64")]
@@ -253,9 +269,9 @@ mod simd {
     }
 
     /// Radices up to this rank every key against every other, eight lanes to a vector: n²
-    /// compares beat counting, choosing a bucket and picking inside it when n is this small
-    /// (lockstep Riffpe(10, 16) and (10, 6) encryption in 0.47× the bucket path's time,
-    /// paired runs).
+    /// compares beat counting, choosing a bucket and sorting it when n is this small
+    /// (lockstep Riffpe(10, 16) and (10, 6) encryption in 0.59× and 0.58× the bucket path's
+    /// time, paired runs).
     const SMALL_RADIX: usize = 16;
 
     /// π(x) for every lane by ranking all keys: key k is the answer where exactly x keys lie
@@ -523,8 +539,8 @@ fn gather(rows: &[u64], marks: &[u64], sizes: &[u64], n: usize, slots: &mut [u64
 /// Each lane's bucket of keys, for picking the key of a rank from it.
 struct Picked<'a> {
     rows: &'a [u64],
-    /// Per lane: the bucket's values (one bit each), the rank of the key to pick and the
-    /// bucket's size.
+    /// Per lane: the bucket's values (one bit each), then the rank of the key to pick, then
+    /// the bucket's size.
     marks: &'a [u64],
     ranks: &'a [u64],
     sizes: &'a [u64],
@@ -550,8 +566,9 @@ impl Picked<'_> {
 /// Each lane's key of rank `ranks[l]` among its slots, as its value: eight lanes at a time,
 /// the slots sorted by [`SORT16`], branch-free. A slot past the bucket holds u64::MAX, above
 /// every key (or equal to one, and then the same answer). Sorted after all lanes are
-/// gathered, so that the gathering's stores have landed when the slots are read as vectors
-/// (ranking each lane straight after gathering it stalled on them).
+/// gathered, so that the slots are not read as vectors right after their narrow stores (when
+/// each lane was ranked straight after its gathering, those wide loads were the ranking's
+/// hottest instructions in the profile).
 #[inline(always)]
 fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
     let (lanes, slots) = (blocks.lanes, picked.slots);

@@ -7,8 +7,8 @@
 //! For one message, keys are made while the keystream is generated, where they cost nothing:
 //! each AES block waits on the one before, and the ALU is idle meanwhile. Forward (π) also files
 //! keys by bucket of leading bits there; selecting the x-th key then looks at one small bucket.
-//! In lockstep with radices up to 255, `lanes` does the same for the whole group at once;
-//! otherwise (constant-time selection, larger radices) keys are made from each lane's whole
+//! In lockstep with radices up to 255 on a CPU with AVX-512, `lanes` does the same for the
+//! whole group at once; otherwise (other CPUs, constant-time selection, larger radices) keys are made from each lane's whole
 //! keystream and only counted per bucket, and forward gathers the one bucket in a pass over the
 //! keys. Inverse (π⁻¹) counts the keys below one key in a single branch-free pass.
 

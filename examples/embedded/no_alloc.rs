@@ -12,9 +12,8 @@ use riffpe::{Error, Riffpe, Scratch};
 /// Radix 100, 3 digits: a 6-digit account number. Keystream scratch: 100 values of 18 bytes in
 /// whole AES blocks, plus one block of slack (what `fpe.scratch_size()` reports: 1824).
 const KEYSTREAM_BYTES: usize = (100 * 18_usize).div_ceil(16) * 16 + 16;
-/// Key scratch: one 64-bit sort key per value plus 25 words for bucket counts or lockstep's
-/// per-message words (125).
-const KEYS: usize = 100 + 25;
+/// Key scratch: one 64-bit sort key per value plus 16 bucket counters (116).
+const KEYS: usize = 100 + 16;
 
 /// Encrypts a 6-digit number under `key`; nothing here allocates.
 pub fn tokenize(key: &[u8; 16], account: u64) -> Result<u64, Error> {

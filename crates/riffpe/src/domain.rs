@@ -208,12 +208,11 @@ impl Layout {
             .saturating_add(16)
     }
 
-    /// Entries of the key buffer: a key per value, then the bucket counts, or in lockstep
-    /// the per-lane words of `lanes` (which needs this many entries a lane for every radix it
-    /// takes, up to `max_radix`).
+    /// Entries of the key buffer: a key per value, then the bucket counts. (Lockstep's group
+    /// selection takes eight lanes' rows, 8·n words, from the whole group's key buffers.)
     fn keys_stride_u64(&self) -> u64 {
         let buckets = crate::select::KeyLayout::new(self.max_radix, self.bytes_per_value).buckets();
-        u64::from(self.max_radix) + buckets.max(crate::lanes::LANE_WORDS) as u64
+        u64::from(self.max_radix) + buckets as u64
     }
 
     /// Total scratch bytes of one lane, computed without overflow.

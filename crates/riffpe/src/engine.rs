@@ -387,7 +387,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         } else if selection == Selection::Fast
             && n <= lanes::MAX_RADIX
             && lanes::pays()
-            && self.keys.len() >= Work::words(lanes, n)
+            && self.keys.len() >= Work::words(n)
         {
             // Many chains are bound by AES throughput: the backend writes each block row
             // straight into the keystream (S_1 from the states, then row from row), and
@@ -404,7 +404,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                 (previous, rest) = (row, after);
             }
             let blocks = Blocks::new(&self.keystream[..(blocks + 1) * row_bytes], lanes, keyed);
-            let work = Work::new(self.keys, lanes, n);
+            let work = Work::new(self.keys, n);
             let mut column = [0u32; lanes::MAX_LANES];
             for (lane, digit) in column[..lanes].iter_mut().enumerate() {
                 *digit = messages[lane * digits + i];

@@ -2,19 +2,21 @@
 //! [`Selection::Fast`](crate::Selection::Fast), radices up to [`MAX_RADIX`]).
 //!
 //! The keystream stays in the order the AES backend makes it, block by block: block `j` of
-//! every lane side by side ([`Blocks`]). The key of value `k` is made for every lane at once
-//! (a row), and every loop runs over the lanes innermost. Each lane's counters are independent
-//! of the other lanes' and of the key before, so no loop carries a chain of dependent
-//! operations and the loops vectorize. The engine uses this on x86-64 CPUs found at run time
-//! to have AVX-512 ([`pays`]), where the same functions run from a build compiled for it (8
-//! lanes to a register); the build for the target's baseline features is what that build
-//! compiles, and is tested everywhere.
+//! every lane side by side ([`Blocks`]). Lanes are selected for in chunks of [`CHUNK`] (eight,
+//! one AVX-512 vector of keys): the key of value `k` is made for the chunk's lanes at once (a
+//! row), the chunk's `n` rows stay in L1 through every pass, and every pass runs over the
+//! lanes innermost, so no loop carries a chain of dependent operations. The engine uses this
+//! on x86-64 CPUs found at run time to have AVX-512 ([`pays`]); there the passes that the
+//! compiler vectorized badly are written with intrinsics (`simd`). The portable code is the
+//! reference they are tested against, on every target, and handles a group's last chunk of
+//! fewer than eight lanes.
 //!
-//! - Inverse (decryption): one pass counts, per lane, the keys below the lane's pivot.
-//! - Forward (encryption): one pass makes the rows and counts each lane's keys in 16 buckets of
+//! - Inverse (decryption): the rows, then one pass counts, per lane, the keys below the lane's
+//!   pivot.
+//! - Forward (encryption): the rows, then one pass counts each lane's keys in 16 buckets of
 //!   their leading 4 bits (byte counters, packed eight to a word); a second marks the keys of
 //!   the bucket holding each lane's x-th key; then each lane's marked keys (a few) are
-//!   gathered into 16 slots, and eight lanes at a time are sorted by a sorting network.
+//!   gathered into 16 slots, and the chunk's slots are sorted by a sorting network.
 //!
 //! Keys and ties are those of [`KeyLayout`]: a key orders as its value unless two values share
 //! their leading bits, and then the values are compared in full (a cold path).
@@ -29,9 +31,8 @@ pub(crate) const MAX_RADIX: u32 = 255;
 /// Most lanes in a group: the widest AES backend (VAES-512) runs 64 blocks at once.
 pub(crate) const MAX_LANES: usize = 64;
 
-/// Words of scratch per lane besides its row entries: marks, bucket counts (2), the bucket
-/// of the x-th key, its rank in the bucket and the bucket's size, and the bucket's keys.
-pub(crate) const LANE_WORDS: usize = MARK_WORDS + 5 + SMALL_BUCKET;
+/// Lanes selected together: eight keys, one AVX-512 vector.
+const CHUNK: usize = 8;
 
 /// Words in a lane's set of marked values (one bit per value, radix ≤ 256).
 const MARK_WORDS: usize = 4;
@@ -72,18 +73,30 @@ impl<'a> Blocks<'a> {
         &self.bytes[j * width..][..width]
     }
 
-    /// The keys of value `k` of every lane, into `row[..lanes]`.
+    /// The keys of value `k` of the [`CHUNK`] lanes from `first` on, `count` of which exist;
+    /// the others get `u64::MAX`.
+    #[inline(always)]
+    fn chunk_row(&self, k: usize, first: usize, count: usize, row: &mut [u64; CHUNK]) {
+        if count == CHUNK {
+            self.row_of(k, first, row);
+        } else {
+            *row = [u64::MAX; CHUNK];
+            self.row_of(k, first, &mut row[..count]);
+        }
+    }
+
+    /// The keys of value `k` of lanes `first..first + row.len()`, into `row`.
     ///
     /// A lane's keystream read as big-endian words: the value's 8 leading bytes start in word
     /// `k·b / 8`, at byte `k·b mod 8`, so they are that word shifted left and topped up from
     /// the next. Word and shift are the same for every lane, so each case is a plain loop over
     /// the lanes' blocks.
     #[inline(always)]
-    pub fn row(&self, k: usize, row: &mut [u64]) {
+    fn row_of(&self, k: usize, first: usize, row: &mut [u64]) {
         let offset = k * self.layout.bytes_per_value();
         let (block, shift) = (offset / 16, 8 * (offset % 8) as u32);
-        let (blocks, _) = self.block_row(block).as_chunks::<16>();
-        let row = &mut row[..self.lanes];
+        let lanes = |j| &self.block_row(j)[first * 16..][..row.len() * 16];
+        let (blocks, _) = lanes(block).as_chunks::<16>();
         let key = |lead| self.layout.key_from_lead(lead, k);
         match (shift, offset % 16 < 8) {
             (0, true) => {
@@ -103,7 +116,7 @@ impl<'a> Blocks<'a> {
                 }
             }
             (_, false) => {
-                let (next, _) = self.block_row(block + 1).as_chunks::<16>();
+                let (next, _) = lanes(block + 1).as_chunks::<16>();
                 for (out, (block, next)) in row.iter_mut().zip(blocks.iter().zip(next)) {
                     let lead = halves(block).1 << shift | halves(next).0 >> (64 - shift);
                     *out = key(lead);
@@ -112,7 +125,7 @@ impl<'a> Blocks<'a> {
         }
     }
 
-    /// The key of value `k` of one lane (as [`Blocks::row`] makes it).
+    /// The key of value `k` of one lane (as [`Blocks::chunk_row`] makes it).
     #[inline(always)]
     fn key(&self, lane: usize, k: usize) -> u64 {
         let offset = k * self.layout.bytes_per_value();
@@ -183,39 +196,33 @@ fn halves(block: &[u8; 16]) -> (u64, u64) {
     (u64::from_be_bytes(high), u64::from_be_bytes(low))
 }
 
-/// Per-lane working memory for [`forward`] and [`inverse`], carved from the key scratch.
+/// Working memory for [`forward`] and [`inverse`], carved from the key scratch: the rows of
+/// one [`CHUNK`] of lanes, whatever the group's size.
 pub(crate) struct Work<'w> {
-    /// `n` rows of `lanes` keys.
-    rows: &'w mut [u64],
-    /// [`LANE_WORDS`] columns of `lanes` words.
-    columns: &'w mut [u64],
+    /// `n` rows of [`CHUNK`] keys.
+    rows: &'w mut [[u64; CHUNK]],
 }
 
 impl<'w> Work<'w> {
-    /// Working memory for `lanes` lanes and radix `n` from `keys`, which must hold
-    /// [`Work::words`] of them.
+    /// Working memory for radix `n` from `keys`, which must hold [`Work::words`] of them.
     #[inline]
-    pub fn new(keys: &'w mut [u64], lanes: usize, n: u32) -> Self {
-        let (rows, rest) = keys.split_at_mut(n as usize * lanes);
-        Work {
-            rows,
-            columns: &mut rest[..LANE_WORDS * lanes],
-        }
+    pub fn new(keys: &'w mut [u64], n: u32) -> Self {
+        let (rows, _) = keys[..Self::words(n)].as_chunks_mut::<CHUNK>();
+        Work { rows }
     }
 
-    /// Words of key scratch for `lanes` lanes and radix `n`.
+    /// Words of key scratch for radix `n`.
     #[inline]
-    pub fn words(lanes: usize, n: u32) -> usize {
-        (n as usize + LANE_WORDS) * lanes
+    pub fn words(n: u32) -> usize {
+        n as usize * CHUNK
     }
 }
 
 /// Whether selecting for the whole group beats selecting lane by lane on this CPU: with
-/// AVX-512. The portable build lost to the lane-by-lane path in paired runs on an AVX-512 CPU
-/// (lockstep encryption 1.06× the time for Riffpe(100, 8), 2.0× for Riffpe(10, 16) and
-/// (10, 6); decryption 0.87× for (100, 8) but 1.08–1.10× for radix 10), so elsewhere lockstep
-/// selects lane by lane. The portable build stays: it is the code the AVX-512 build compiles,
-/// tested on every target.
+/// AVX-512. The portable code, run in place of the AVX-512 code on an AVX-512 CPU, took 0.99×
+/// the lane-by-lane path's time for lockstep Riffpe(100, 8) encryption but 1.87× and 1.84× for
+/// Riffpe(10, 16) and (10, 6), and 0.87–0.98× for decryption (paired runs), so elsewhere
+/// lockstep selects lane by lane.
 #[inline]
 pub(crate) fn pays() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -249,7 +256,10 @@ pub(crate) fn inverse(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
 mod simd {
     use core::arch::x86_64::*;
 
-    use super::{Blocks, Picked, SMALL_BUCKET, Work, mask_below, pick_large, sort16};
+    use super::{
+        BUCKET_SHIFT, Blocks, CHUNK, Counts, Kernel, MARK_WORDS, Marks, Picked, Work, pick_large,
+        pivots, rank_digits, sort16,
+    };
     use crate::select::KeyLayout;
 
     cpufeatures::new!(avx512_cpu, "avx512f", "avx512bw", "avx512vl");
@@ -261,79 +271,179 @@ mod simd {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
     pub(super) fn forward_avx512(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
         if blocks.layout.n as usize <= SMALL_RADIX {
-            forward_small(blocks, work, digits)
+            forward_small(blocks, digits)
         } else {
-            let picked = super::bucket_keys(blocks, work, digits);
-            rank_slots(blocks, &picked, digits)
+            let kernel = Kernel {
+                count: |b: &Blocks<'_>, first, count, rows: &mut [[u64; CHUNK]]| {
+                    count_rows(b, first, count, rows)
+                },
+                mark: |rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]| mark_rows(rows, buckets),
+                rank: |b: &Blocks<'_>, p: &Picked<'_>, d: &mut [u32]| rank_slots(b, p, d),
+            };
+            super::by_chunks(blocks, work, digits, kernel)
         }
     }
 
     /// Radices up to this rank every key against every other, eight lanes to a vector: n²
     /// compares beat counting, choosing a bucket and sorting it when n is this small
-    /// (lockstep Riffpe(10, 16) and (10, 6) encryption in 0.59× and 0.58× the bucket path's
-    /// time, paired runs).
+    /// (lockstep Riffpe(10, 16) and (10, 6) encryption both in 0.65× the bucket path's time,
+    /// paired runs).
     const SMALL_RADIX: usize = 16;
 
     /// π(x) for every lane by ranking all keys: key k is the answer where exactly x keys lie
     /// below it.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-    fn forward_small(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
-        let lanes = blocks.lanes;
+    fn forward_small(blocks: &Blocks<'_>, digits: &mut [u32]) {
         let layout = &blocks.layout;
         let n = layout.n as usize;
-        let rows = &mut work.rows[..n * lanes];
-        for (k, row) in rows.chunks_exact_mut(lanes).enumerate() {
-            blocks.row(k, row);
-        }
-        for (chunk, digits) in digits[..lanes].chunks_mut(8).enumerate() {
-            let first = chunk * 8;
-            let mut keys = [_mm512_setzero_si512(); SMALL_RADIX];
-            for (key, row) in keys.iter_mut().zip(rows.chunks_exact(lanes)) {
-                *key = vector(&row[first..first + digits.len()]);
-            }
-            let keys = &keys[..n];
-            let x: [u64; 8] = core::array::from_fn(|l| digits.get(l).map_or(0, |&d| u64::from(d)));
-            let x = vector(&x);
-            let (found, ties) = select8(keys, x, layout);
+        for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+            let first = chunk * CHUNK;
+            let mut rows = [[0u64; CHUNK]; SMALL_RADIX];
+            let rows = &mut rows[..n];
+            make_rows(blocks, first, digits.len(), rows);
+            let keys: [__m512i; SMALL_RADIX] =
+                core::array::from_fn(|k| rows.get(k).map_or(_mm512_setzero_si512(), |r| load(r)));
+            let x = core::array::from_fn(|l| digits.get(l).map_or(0, |&d| u64::from(d)));
+            let (found, ties) = select8(&keys[..n], load(&x), layout);
             let found = array(found);
-            let x = array(x);
             for (l, digit) in digits.iter_mut().enumerate() {
                 *digit = if ties & (1 << l) == 0 {
                     layout.index(found[l]) as u32
                 } else {
                     let all = core::array::from_fn(|w| mask_below(n, w));
-                    pick_large(blocks, rows, first + l, all, x[l])
+                    pick_large(blocks, rows, first, l, all, x[l])
                 };
             }
         }
     }
 
-    /// [`super::rank_slots`], ranking eight lanes to a vector.
+    /// Word `w` of the set of values `0..n`.
+    #[inline(always)]
+    fn mask_below(n: usize, w: usize) -> u64 {
+        match n.saturating_sub(64 * w) {
+            0 => 0,
+            bits @ 1..64 => (1 << bits) - 1,
+            _ => u64::MAX,
+        }
+    }
+
+    /// [`super::count_rows`], a row of keys made and counted as one vector.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    fn count_rows(
+        blocks: &Blocks<'_>,
+        first: usize,
+        count: usize,
+        rows: &mut [[u64; CHUNK]],
+    ) -> Counts {
+        make_rows(blocks, first, count, rows);
+        let (one, byte) = (_mm512_set1_epi64(1), _mm512_set1_epi64(0x38));
+        let (mut low, mut high) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+        for row in rows.iter() {
+            let keys = load(row);
+            let at = _mm512_and_si512(_mm512_srli_epi64::<{ BUCKET_SHIFT - 3 }>(keys), byte);
+            let counter = _mm512_sllv_epi64(one, at);
+            let upper = _mm512_cmplt_epi64_mask(keys, _mm512_setzero_si512());
+            low = _mm512_mask_add_epi64(low, !upper, low, counter);
+            high = _mm512_mask_add_epi64(high, upper, high, counter);
+        }
+        (array(low), array(high))
+    }
+
+    /// The rows of the [`CHUNK`] lanes from `first` on, `count` of which exist (a chunk of
+    /// fewer lanes than [`CHUNK`] by the portable code).
+    ///
+    /// Keys as [`Blocks::chunk_row`] makes them, a row at a time: the lanes' 16 words of the value's
+    /// block row (and of the next, if the value starts in a block's second half) loaded as
+    /// two vectors, their first and second halves picked into one vector each and
+    /// byte-swapped to big-endian, then shifted together. (As a function of its own this was
+    /// not inlined, and each row went through the stack.)
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; CHUNK]]) {
+        if count < CHUNK {
+            for (k, row) in rows.iter_mut().enumerate() {
+                blocks.chunk_row(k, first, count, row);
+            }
+            return;
+        }
+        let swap = _mm512_set_epi64(
+            0x0809_0a0b_0c0d_0e0f,
+            0x0001_0203_0405_0607,
+            0x0809_0a0b_0c0d_0e0f,
+            0x0001_0203_0405_0607,
+            0x0809_0a0b_0c0d_0e0f,
+            0x0001_0203_0405_0607,
+            0x0809_0a0b_0c0d_0e0f,
+            0x0001_0203_0405_0607,
+        );
+        let firsts = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+        let seconds = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+        let value_mask = _mm512_set1_epi64(blocks.layout.value_mask() as i64);
+        let lines = |j: usize| {
+            let (lines, _) = blocks.block_row(j)[first * 16..][..128].as_chunks::<64>();
+            (load_bytes(&lines[0]), load_bytes(&lines[1]))
+        };
+        let half = |(a, b): (__m512i, __m512i), which| {
+            _mm512_shuffle_epi8(_mm512_permutex2var_epi64(a, which, b), swap)
+        };
+        for (k, row) in rows.iter_mut().enumerate() {
+            let offset = k * blocks.layout.bytes_per_value();
+            let (block, byte) = (offset / 16, offset % 16);
+            let lead = match byte {
+                0 => half(lines(block), firsts),
+                8 => half(lines(block), seconds),
+                _ => {
+                    let (high, low) = if byte < 8 {
+                        let words = lines(block);
+                        (half(words, firsts), half(words, seconds))
+                    } else {
+                        (half(lines(block), seconds), half(lines(block + 1), firsts))
+                    };
+                    let shift = 8 * (byte % 8) as i64;
+                    _mm512_or_si512(
+                        _mm512_sll_epi64(high, _mm_cvtsi64_si128(shift)),
+                        _mm512_srl_epi64(low, _mm_cvtsi64_si128(64 - shift)),
+                    )
+                }
+            };
+            let key = _mm512_and_si512(lead, value_mask);
+            store(row, _mm512_or_si512(key, _mm512_set1_epi64(k as i64)));
+        }
+    }
+
+    /// [`super::mark_rows`], a row's keys compared with the lanes' buckets as one vector.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    fn mark_rows(rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]) -> Marks {
+        let buckets = load(buckets);
+        let mut marks = [[0u64; CHUNK]; MARK_WORDS];
+        for (mark, rows) in marks.iter_mut().zip(rows.chunks(64)) {
+            let mut set = _mm512_setzero_si512();
+            for (bit, row) in rows.iter().enumerate() {
+                let bucket = _mm512_srli_epi64::<BUCKET_SHIFT>(load(row));
+                let hit = _mm512_cmpeq_epi64_mask(bucket, buckets);
+                set = _mm512_mask_or_epi64(set, hit, set, _mm512_set1_epi64(1 << bit));
+            }
+            *mark = array(set);
+        }
+        marks
+    }
+
+    /// [`super::rank_slots`], the eight lanes in one vector.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
     fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
-        let lanes = blocks.lanes;
-        for (chunk, digits) in digits[..lanes].chunks_mut(8).enumerate() {
-            let first = chunk * 8;
-            let mut keys = [_mm512_setzero_si512(); SMALL_BUCKET];
-            for (s, key) in keys.iter_mut().enumerate() {
-                *key = vector(&picked.slots[s * lanes + first..][..digits.len()]);
-            }
-            let x = vector(&picked.ranks[first..][..digits.len()]);
-            let (found, ties) = select16(keys, x, &blocks.layout);
-            let found = array(found);
-            for (l, digit) in digits.iter_mut().enumerate() {
-                let lane = first + l;
-                *digit = if !picked.small(lane) || ties & (1 << l) != 0 {
-                    picked.large(blocks, lane)
-                } else {
-                    blocks.layout.index(found[l]) as u32
-                };
-            }
+        let keys = picked.slots.each_ref().map(|s| load(s));
+        let (found, ties) = select16(keys, load(&picked.ranks), &blocks.layout);
+        let found = array(found);
+        for (l, digit) in digits.iter_mut().enumerate() {
+            *digit = if !picked.small(l) || ties & (1 << l) != 0 {
+                picked.large(blocks, l)
+            } else {
+                blocks.layout.index(found[l]) as u32
+            };
         }
     }
 
     /// For eight lanes (lane `l` in word `l` of each vector): the key of rank `x` among 16
-    /// `keys` (by the sorting network [`SORT16`]), and the lanes where another key shares
+    /// `keys` (by the sorting network [`SORT16`](super::SORT16)), and the lanes where another key shares
     /// that key's leading bits, so that key order may not be pair order there.
     #[inline]
     #[target_feature(enable = "avx512f")]
@@ -386,108 +496,172 @@ mod simd {
         _mm512_cmpneq_epu64_mask(same, one)
     }
 
-    /// Up to 8 words as a vector, zeros after them.
+    /// Eight words as a vector.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    fn vector(words: &[u64]) -> __m512i {
-        let w = |i: usize| words.get(i).map_or(0, |&w| w as i64);
-        _mm512_set_epi64(w(7), w(6), w(5), w(4), w(3), w(2), w(1), w(0))
+    fn load(words: &[u64; CHUNK]) -> __m512i {
+        // SAFETY: `words` is 64 readable bytes; the load is unaligned.
+        unsafe { _mm512_loadu_si512(words.as_ptr().cast()) }
     }
 
-    /// A vector's 8 words.
+    /// 64 bytes as a vector.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    fn array(v: __m512i) -> [u64; 8] {
-        let halves = [_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v)];
-        core::array::from_fn(|i| {
-            let half = halves[i / 4];
-            (match i % 4 {
-                0 => _mm256_extract_epi64::<0>(half),
-                1 => _mm256_extract_epi64::<1>(half),
-                2 => _mm256_extract_epi64::<2>(half),
-                _ => _mm256_extract_epi64::<3>(half),
-            }) as u64
-        })
+    fn load_bytes(bytes: &[u8; 64]) -> __m512i {
+        // SAFETY: `bytes` is 64 readable bytes; the load is unaligned.
+        unsafe { _mm512_loadu_si512(bytes.as_ptr().cast()) }
     }
 
+    /// A vector into eight words.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn store(words: &mut [u64; CHUNK], v: __m512i) {
+        // SAFETY: `words` is 64 writable bytes; the store is unaligned.
+        unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), v) }
+    }
+
+    /// A vector's eight words.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn array(v: __m512i) -> [u64; CHUNK] {
+        let mut words = [0; CHUNK];
+        store(&mut words, v);
+        words
+    }
+
+    /// [`super::inverse_any`] a chunk at a time: the chunk's rows made as vectors, then each
+    /// compared with the lanes' pivots as one vector.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
     pub(super) fn inverse_avx512(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
-        super::inverse_any(blocks, work, digits)
-    }
-}
-
-/// Word `w` of the set of values `0..n`.
-#[inline(always)]
-fn mask_below(n: usize, w: usize) -> u64 {
-    match n.saturating_sub(64 * w) {
-        0 => 0,
-        bits @ 1..64 => (1 << bits) - 1,
-        _ => u64::MAX,
+        let rows = work.rows;
+        let one = _mm512_set1_epi64(1);
+        for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+            let first = chunk * CHUNK;
+            make_rows(blocks, first, digits.len(), rows);
+            let pivots = pivots(rows, digits);
+            let pivot = load(&pivots);
+            let value_mask = _mm512_set1_epi64(blocks.layout.value_mask() as i64);
+            let (mut below, mut same) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+            for row in rows.iter() {
+                let key = load(row);
+                let less = _mm512_cmplt_epu64_mask(key, pivot);
+                below = _mm512_mask_add_epi64(below, less, below, one);
+                let tied = _mm512_testn_epi64_mask(_mm512_xor_si512(key, pivot), value_mask);
+                same = _mm512_mask_add_epi64(same, tied, same, one);
+            }
+            rank_digits(blocks, first, &pivots, array(below), array(same), digits);
+        }
     }
 }
 
 /// π(x) for every lane by buckets of leading bits (the module doc's "Forward").
 #[inline(always)]
 fn forward_any(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
-    let picked = bucket_keys(blocks, work, digits);
-    rank_slots(blocks, &picked, digits);
+    let kernel = Kernel {
+        count: count_rows,
+        mark: mark_rows,
+        rank: rank_slots,
+    };
+    by_chunks(blocks, work, digits, kernel);
 }
 
-/// Each lane's bucket of the x-th key, found from counts of all keys by leading bits; its keys
-/// gathered into the lane's slots.
+/// Per-lane counts of keys in 16 buckets of leading bits: byte `c mod 8` of word `c / 8` of
+/// `low` (buckets 0–7) and `high` (8–15).
+type Counts = ([u64; CHUNK], [u64; CHUNK]);
+
+/// Per-lane sets of values, one bit each.
+type Marks = [[u64; CHUNK]; MARK_WORDS];
+
+/// The steps of one chunk's selection that the AVX-512 build writes with intrinsics, where
+/// the compiler's own vectorization of the portable ones went wrong (it vectorized across
+/// values, gathering one key per row).
+struct Kernel<C, M, R> {
+    /// Makes the rows of the [`CHUNK`] lanes from lane `first` on, `count` of which exist,
+    /// and counts their keys by bucket.
+    count: C,
+    /// Marks each lane's keys in its bucket.
+    mark: M,
+    /// Each lane's key of its rank in its bucket, as its value.
+    rank: R,
+}
+
+/// Selects for each [`CHUNK`] of lanes in turn, so that a chunk's rows stay in L1 from their
+/// making to their gathering (for all 64 lanes of VAES-512, the rows of radix 100 are 51 KB).
 #[inline(always)]
-fn bucket_keys<'w>(blocks: &Blocks<'_>, work: Work<'w>, digits: &[u32]) -> Picked<'w> {
-    let lanes = blocks.lanes;
-    let n = blocks.layout.n as usize;
-    let Work { rows, columns } = work;
-    let (marks, columns) = columns.split_at_mut(MARK_WORDS * lanes);
-    let (low, columns) = columns.split_at_mut(lanes);
-    let (high, columns) = columns.split_at_mut(lanes);
-    let (buckets, columns) = columns.split_at_mut(lanes);
-    let (ranks, columns) = columns.split_at_mut(lanes);
-    let (sizes, columns) = columns.split_at_mut(lanes);
-    let slots = &mut columns[..SMALL_BUCKET * lanes];
-    let digits = &digits[..lanes];
+fn by_chunks<C, M, R>(
+    blocks: &Blocks<'_>,
+    work: Work<'_>,
+    digits: &mut [u32],
+    kernel: Kernel<C, M, R>,
+) where
+    C: Fn(&Blocks<'_>, usize, usize, &mut [[u64; CHUNK]]) -> Counts,
+    M: Fn(&[[u64; CHUNK]], &[u64; CHUNK]) -> Marks,
+    R: Fn(&Blocks<'_>, &Picked<'_>, &mut [u32]),
+{
+    let rows = work.rows;
+    for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+        let first = chunk * CHUNK;
+        let (low, high) = (kernel.count)(blocks, first, digits.len(), rows);
 
-    // Rows, and each lane's keys counted by bucket: byte `c mod 8` of word `c / 8`.
-    low.fill(0);
-    high.fill(0);
-    for k in 0..n {
-        let row = &mut rows[k * lanes..][..lanes];
-        blocks.row(k, row);
-        for ((&key, low), high) in row.iter().zip(low.iter_mut()).zip(high.iter_mut()) {
-            let one = 1u64 << ((key >> (BUCKET_SHIFT - 3)) & 0x38);
-            let upper = key >> 63;
-            *low += one & upper.wrapping_sub(1);
-            *high += one & upper.wrapping_neg();
+        // Each lane's bucket of the x-th key, the x-th key's rank inside it and the bucket's
+        // size, from the counts' running sums (bytes too: they reach at most n).
+        let (mut buckets, mut ranks, mut sizes) = ([0; CHUNK], [0; CHUNK], [0; CHUNK]);
+        for l in 0..CHUNK {
+            let x = digits.get(l).map_or(0, |&x| x.into());
+            (buckets[l], ranks[l], sizes[l]) = find_bucket(low[l], high[l], x);
+        }
+
+        let marks = (kernel.mark)(rows, &buckets);
+        let slots = gather(rows, &marks, &sizes, digits.len());
+        let picked = Picked {
+            rows,
+            first,
+            marks,
+            ranks,
+            sizes,
+            slots,
+        };
+        (kernel.rank)(blocks, &picked, digits);
+    }
+}
+
+/// [`Kernel::count`]: the keys made one lane at a time, then counted a row at a time (in two
+/// passes: a row read as one vector straight after its narrow stores waits for them).
+#[inline(always)]
+fn count_rows(
+    blocks: &Blocks<'_>,
+    first: usize,
+    count: usize,
+    rows: &mut [[u64; CHUNK]],
+) -> Counts {
+    for (k, row) in rows.iter_mut().enumerate() {
+        blocks.chunk_row(k, first, count, row);
+    }
+    let (mut low, mut high) = ([0u64; CHUNK], [0u64; CHUNK]);
+    for row in rows.iter() {
+        for l in 0..CHUNK {
+            let one = 1u64 << ((row[l] >> (BUCKET_SHIFT - 3)) & 0x38);
+            let upper = row[l] >> 63;
+            low[l] += one & upper.wrapping_sub(1);
+            high[l] += one & upper.wrapping_neg();
         }
     }
+    (low, high)
+}
 
-    // Each lane's bucket of the x-th key, the x-th key's rank inside it and the bucket's size,
-    // from the counts' running sums (bytes too: they reach at most n).
-    for (lane, &x) in digits.iter().enumerate() {
-        (buckets[lane], ranks[lane], sizes[lane]) = find_bucket(low[lane], high[lane], x.into());
-    }
-
-    // Marks: bit k of a lane's set when value k's key lies in the lane's bucket.
-    marks.fill(0);
-    for k in 0..n {
-        let row = &rows[k * lanes..][..lanes];
-        let bit = 1u64 << (k % 64);
-        let marks = &mut marks[(k / 64) * lanes..][..lanes];
-        for ((mark, &key), &bucket) in marks.iter_mut().zip(row).zip(buckets.iter()) {
-            *mark |= bit & u64::from(key >> BUCKET_SHIFT == bucket).wrapping_neg();
+/// [`Kernel::mark`]: bit k of a lane's set when value k's key lies in the lane's bucket.
+#[inline(always)]
+fn mark_rows(rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]) -> Marks {
+    let mut marks = [[0u64; CHUNK]; MARK_WORDS];
+    for (mark, rows) in marks.iter_mut().zip(rows.chunks(64)) {
+        for (bit, row) in rows.iter().enumerate() {
+            let bit = 1u64 << bit;
+            for l in 0..CHUNK {
+                mark[l] |= bit & u64::from(row[l] >> BUCKET_SHIFT == buckets[l]).wrapping_neg();
+            }
         }
     }
-
-    gather(rows, marks, sizes, n, slots);
-    Picked {
-        rows,
-        marks,
-        ranks,
-        sizes,
-        slots,
-    }
+    marks
 }
 
 /// The bucket holding the x-th key, the x-th key's rank inside it and the bucket's size, from
@@ -512,93 +686,92 @@ fn find_bucket(low: u64, high: u64, x: u64) -> (u64, u64, u64) {
     (bucket, x - below, sum(bucket) - below)
 }
 
-/// Each lane's marked keys, in slots: slot `s` of lane `l` is `slots[s·lanes + l]`, and slots
-/// past a lane's keys hold `u64::MAX`. Lanes whose bucket holds more than [`SMALL_BUCKET`]
-/// keys are left to [`pick_large`].
+/// The marked keys of the first `count` lanes, in slots: slot `s` of lane `l` is
+/// `slots[s][l]`, and slots past a lane's keys hold `u64::MAX`. Lanes whose bucket holds more
+/// than [`SMALL_BUCKET`] keys are left to [`pick_large`].
 #[inline(always)]
-fn gather(rows: &[u64], marks: &[u64], sizes: &[u64], n: usize, slots: &mut [u64]) {
-    let lanes = sizes.len();
-    slots.fill(u64::MAX);
-    for (lane, &size) in sizes.iter().enumerate() {
+fn gather(
+    rows: &[[u64; CHUNK]],
+    marks: &[[u64; CHUNK]; MARK_WORDS],
+    sizes: &[u64; CHUNK],
+    count: usize,
+) -> [[u64; CHUNK]; SMALL_BUCKET] {
+    let mut slots = [[u64::MAX; CHUNK]; SMALL_BUCKET];
+    for (l, &size) in sizes.iter().enumerate().take(count) {
         if size as usize > SMALL_BUCKET {
             continue;
         }
-        let mut slot = lane;
-        for w in 0..n.div_ceil(64) {
-            let mut word = marks[w * lanes + lane];
+        let mut slot = 0;
+        for (w, marks) in marks.iter().enumerate().take(rows.len().div_ceil(64)) {
+            let mut word = marks[l];
             while word != 0 {
                 let k = w * 64 + word.trailing_zeros() as usize;
                 word &= word - 1;
-                slots[slot] = rows[k * lanes + lane];
-                slot += lanes;
+                if let (Some(slot), Some(row)) = (slots.get_mut(slot), rows.get(k)) {
+                    slot[l] = row[l];
+                }
+                slot += 1;
             }
         }
     }
+    slots
 }
 
-/// Each lane's bucket of keys, for picking the key of a rank from it.
+/// One chunk's buckets of keys, for picking the key of a rank from each.
 struct Picked<'a> {
-    rows: &'a [u64],
-    /// Per lane: the bucket's values (one bit each), then the rank of the key to pick, then
-    /// the bucket's size.
-    marks: &'a [u64],
-    ranks: &'a [u64],
-    sizes: &'a [u64],
+    /// The chunk's rows, and its first lane.
+    rows: &'a [[u64; CHUNK]],
+    first: usize,
+    /// Per lane: the bucket's values (one bit each), the rank of the key to pick and the
+    /// bucket's size.
+    marks: [[u64; CHUNK]; MARK_WORDS],
+    ranks: [u64; CHUNK],
+    sizes: [u64; CHUNK],
     /// The keys of buckets up to [`SMALL_BUCKET`] (see [`gather`]).
-    slots: &'a [u64],
+    slots: [[u64; CHUNK]; SMALL_BUCKET],
 }
 
 impl Picked<'_> {
-    /// Whether lane `lane`'s bucket was gathered into its slots.
+    /// Whether lane `l`'s bucket was gathered into its slots.
     #[inline(always)]
-    fn small(&self, lane: usize) -> bool {
-        self.sizes[lane] as usize <= SMALL_BUCKET
+    fn small(&self, l: usize) -> bool {
+        self.sizes[l] as usize <= SMALL_BUCKET
     }
 
-    /// Lane `lane`'s value by [`pick_large`].
-    fn large(&self, blocks: &Blocks<'_>, lane: usize) -> u32 {
-        let lanes = blocks.lanes;
-        let set = core::array::from_fn(|w| self.marks[w * lanes + lane]);
-        pick_large(blocks, self.rows, lane, set, self.ranks[lane])
+    /// Lane `l`'s value by [`pick_large`].
+    fn large(&self, blocks: &Blocks<'_>, l: usize) -> u32 {
+        let set = core::array::from_fn(|w| self.marks[w][l]);
+        pick_large(blocks, self.rows, self.first, l, set, self.ranks[l])
     }
 }
 
-/// Each lane's key of rank `ranks[l]` among its slots, as its value: eight lanes at a time,
-/// the slots sorted by [`SORT16`], branch-free. A slot past the bucket holds u64::MAX, above
-/// every key (or equal to one, and then the same answer). Sorted after all lanes are
-/// gathered, so that the slots are not read as vectors right after their narrow stores (when
-/// each lane was ranked straight after its gathering, those wide loads were the ranking's
-/// hottest instructions in the profile).
+/// Each lane's key of rank `ranks[l]` among its slots, as its value, the slots sorted by
+/// [`SORT16`], branch-free. A slot past the bucket holds u64::MAX, above every key (or equal
+/// to one, and then the same answer).
 #[inline(always)]
 fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
-    let (lanes, slots) = (blocks.lanes, picked.slots);
     let layout = &blocks.layout;
-    for (chunk, digits) in digits[..lanes].chunks_mut(8).enumerate() {
-        let first = chunk * 8;
-        let mut keys: [[u64; 8]; SMALL_BUCKET] =
-            core::array::from_fn(|s| eight(&slots[s * lanes + first..][..digits.len()]));
-        sort16(&mut keys, |a, b| {
-            let min = core::array::from_fn(|l| a[l].min(b[l]));
-            let max = core::array::from_fn(|l| a[l].max(b[l]));
-            (min, max)
-        });
-        for (l, digit) in digits.iter_mut().enumerate() {
-            let lane = first + l;
-            let found = keys[(picked.ranks[lane] as usize).min(SMALL_BUCKET - 1)][l];
-            // Key order is pair order unless another key shares the found key's leading bits
-            // (such keys share its bucket).
-            let tied = !layout.exact()
-                && keys
-                    .iter()
-                    .filter(|k| layout.same_lead(k[l], found))
-                    .count()
-                    != 1;
-            *digit = if !picked.small(lane) || tied {
-                picked.large(blocks, lane)
-            } else {
-                layout.index(found) as u32
-            };
-        }
+    let mut keys = picked.slots;
+    sort16(&mut keys, |a, b| {
+        let min = core::array::from_fn(|l| a[l].min(b[l]));
+        let max = core::array::from_fn(|l| a[l].max(b[l]));
+        (min, max)
+    });
+    for (l, digit) in digits.iter_mut().enumerate() {
+        let found = keys[(picked.ranks[l] as usize).min(SMALL_BUCKET - 1)][l];
+        // Key order is pair order unless another key shares the found key's leading bits
+        // (such keys share its bucket).
+        let tied = !layout.exact()
+            && keys
+                .iter()
+                .filter(|k| layout.same_lead(k[l], found))
+                .count()
+                != 1;
+        *digit = if !picked.small(l) || tied {
+            picked.large(blocks, l)
+        } else {
+            layout.index(found) as u32
+        };
     }
 }
 
@@ -653,70 +826,81 @@ const fn odd_even_merge_sort() -> [(u8, u8); 63] {
     pairs
 }
 
-/// Up to 8 words, u64::MAX after them.
-#[inline(always)]
-fn eight(words: &[u64]) -> [u64; 8] {
-    match words.first_chunk::<8>() {
-        Some(&all) => all,
-        None => core::array::from_fn(|i| words.get(i).copied().unwrap_or(u64::MAX)),
-    }
-}
-
 /// The pick for a bucket of more than [`SMALL_BUCKET`] keys or with tied leading bits: the
-/// marked keys gathered and the one of rank `rank` selected in expected linear time, keys
-/// compared in full where their leading bits tie. Not cold: above radix 128 buckets this
-/// large are common (see [`SMALL_BUCKET`]).
+/// marked keys of lane `l` of the chunk from lane `first` on gathered, and the one of rank
+/// `rank` selected in expected linear time, keys compared in full where their leading bits
+/// tie. Not cold: above radix 128 buckets this large are common (see [`SMALL_BUCKET`]).
 #[inline(never)]
 fn pick_large(
     blocks: &Blocks<'_>,
-    rows: &[u64],
-    lane: usize,
+    rows: &[[u64; CHUNK]],
+    first: usize,
+    l: usize,
     set: [u64; MARK_WORDS],
     rank: u64,
 ) -> u32 {
     let mut keys = [0u64; MAX_RADIX as usize];
     let mut len = 0;
     for (key, k) in keys.iter_mut().zip(Marked(set)) {
-        *key = rows[k * blocks.lanes + lane];
+        *key = rows[k][l];
         len += 1;
     }
     let keys = &mut keys[..len];
     if rank as usize >= keys.len() {
         return unreachable_rank();
     }
+    let lane = first + l;
     let (_, nth, _) = keys.select_nth_unstable_by(rank as usize, |&a, &b| blocks.cmp(lane, a, b));
     blocks.layout.index(*nth) as u32
 }
 
+/// π⁻¹(k) for every lane by counting, a [`CHUNK`] of lanes at a time, the keys below each
+/// lane's pivot.
 #[inline(always)]
 fn inverse_any(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
-    let lanes = blocks.lanes;
-    let layout = &blocks.layout;
-    let Work { rows, columns } = work;
-    let row = &mut rows[..lanes];
-    let (pivots, columns) = columns.split_at_mut(lanes);
-    let (below, columns) = columns.split_at_mut(lanes);
-    let same = &mut columns[..lanes];
-    let digits = &mut digits[..lanes];
-
-    for (lane, (pivot, &k)) in pivots.iter_mut().zip(digits.iter()).enumerate() {
-        *pivot = blocks.key(lane, k as usize);
-    }
-    below.fill(0);
-    same.fill(0);
-    for k in 0..layout.n as usize {
-        blocks.row(k, row);
-        let counters = below.iter_mut().zip(same.iter_mut());
-        for ((&key, &pivot), (below, same)) in row.iter().zip(pivots.iter()).zip(counters) {
-            *below += u64::from(key < pivot);
-            *same += u64::from(layout.same_lead(key, pivot));
+    let rows = work.rows;
+    for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+        let first = chunk * CHUNK;
+        for (k, row) in rows.iter_mut().enumerate() {
+            blocks.chunk_row(k, first, digits.len(), row);
         }
+        let pivots = pivots(rows, digits);
+        let (mut below, mut same) = ([0u64; CHUNK], [0u64; CHUNK]);
+        for row in rows.iter() {
+            for l in 0..CHUNK {
+                below[l] += u64::from(row[l] < pivots[l]);
+                same[l] += u64::from(blocks.layout.same_lead(row[l], pivots[l]));
+            }
+        }
+        rank_digits(blocks, first, &pivots, below, same, digits);
     }
-    for (lane, digit) in digits.iter_mut().enumerate() {
-        *digit = if layout.exact() || same[lane] == 1 {
-            below[lane] as u32
+}
+
+/// Each lane's pivot: the key of its value k, which is in row k.
+#[inline(always)]
+fn pivots(rows: &[[u64; CHUNK]], digits: &[u32]) -> [u64; CHUNK] {
+    core::array::from_fn(|l| {
+        let row = digits.get(l).and_then(|&k| rows.get(k as usize));
+        row.map_or(0, |row| row[l])
+    })
+}
+
+/// Each lane's rank, from the count of keys below its pivot, unless another key shares the
+/// pivot's leading bits (`same` counts the pivot too): then counted again, keys compared in full.
+#[inline(always)]
+fn rank_digits(
+    blocks: &Blocks<'_>,
+    first: usize,
+    pivots: &[u64; CHUNK],
+    below: [u64; CHUNK],
+    same: [u64; CHUNK],
+    digits: &mut [u32],
+) {
+    for (l, digit) in digits.iter_mut().enumerate() {
+        *digit = if blocks.layout.exact() || same[l] == 1 {
+            below[l] as u32
         } else {
-            rank_exact(blocks, lane, pivots[lane])
+            rank_exact(blocks, first + l, pivots[l])
         };
     }
 }
@@ -801,13 +985,13 @@ mod tests {
     ) -> Result<(), TestCaseError> {
         let layout = KeyLayout::new(*n as u32, *b);
         let blocks = Blocks::new(bytes, *lanes, layout);
-        let mut keys = std::vec![0u64; Work::words(*lanes, *n as u32)];
+        let mut keys = std::vec![0u64; Work::words(*n as u32)];
         for &(name, select, forward) in paths {
             // As the engine calls them: one digit per lane at the front of a column of
             // MAX_LANES, the rest left alone.
             let mut out = digits.clone();
             out.resize(MAX_LANES, u32::MAX);
-            select(&blocks, Work::new(&mut keys, *lanes, *n as u32), &mut out);
+            select(&blocks, Work::new(&mut keys, *n as u32), &mut out);
             prop_assert!(out[*lanes..].iter().all(|&d| d == u32::MAX));
             for lane in 0..*lanes {
                 let pi = plain_permutation(&lane_stream(bytes, *lanes, lane), *n, *b);

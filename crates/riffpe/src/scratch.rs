@@ -6,7 +6,7 @@ pub struct ScratchSize {
     /// Bytes of keystream: `ceil(n · bytes_per_value / 16) · 16` for the largest radix `n`.
     pub keystream_bytes: usize,
     /// Selection keys (`u64`): a key per value of the largest radix, then its bucket
-    /// counts or lockstep's per-message words, whichever is more.
+    /// counts.
     pub keys: usize,
 }
 
@@ -20,9 +20,9 @@ pub struct ScratchSize {
 /// use riffpe::{Riffpe, Scratch};
 ///
 /// let fpe = Riffpe::new(10, 6, &[0x2b; 16], b"tweak")?;
-/// let size = fpe.scratch_size(); // 10 values of 16 bytes, with slack; 10 keys, 25 more words
-/// assert_eq!((size.keystream_bytes, size.keys), (176, 35));
-/// let (mut keystream, mut keys) = ([0u8; 176], [0u64; 35]);
+/// let size = fpe.scratch_size(); // 10 values of 16 bytes, with slack; a key and a bucket each
+/// assert_eq!((size.keystream_bytes, size.keys), (176, 26));
+/// let (mut keystream, mut keys) = ([0u8; 176], [0u64; 26]);
 /// let mut scratch = Scratch::new(&mut keystream, &mut keys);
 ///
 /// let mut digits = [1, 2, 3, 4, 5, 6];

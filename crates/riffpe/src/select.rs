@@ -142,7 +142,7 @@ impl KeyLayout {
     /// whole values, unless [`KeyLayout::exact`]).
     #[inline(always)]
     pub fn same_lead(&self, a: u64, b: u64) -> bool {
-        (a ^ b) & self.value_mask == 0
+        (a ^ b) & self.value_mask() == 0
     }
 
     /// The bits of a key that hold the value's leading bytes.

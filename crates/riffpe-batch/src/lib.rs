@@ -24,9 +24,9 @@
 //! and at most 1024 messages. An array of at most one group is one chunk, run on one thread: no
 //! faster than [`Mode::Lockstep`], so up to that size parallel does not pay. Measured with the
 //! `throughput-encrypt-small` bench (Riffpe(100, 8), 2 cores, VAES-512, in the workspace's
-//! `BENCHMARKS.md`): 32 numbers take about the same time in both modes (1.08× lockstep's rate,
-//! within the noise); 128 to 2048 numbers run 1.77× to 1.82× lockstep's rate, 1 MiB of numbers
-//! 1.88×.
+//! `BENCHMARKS.md`): 32 numbers take about the same time in both modes (0.98× lockstep's rate,
+//! within the noise); 128 to 2048 numbers run 1.82× to 2.01× lockstep's rate, 1 MiB of numbers
+//! 2.15×.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

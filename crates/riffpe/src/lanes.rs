@@ -701,6 +701,8 @@ fn gather(
         if size as usize > SMALL_BUCKET {
             continue;
         }
+        // Not by `Marked`: gathering with it made lockstep Riffpe(100, 8) encryption 7.5 %
+        // slower (paired runs).
         let mut slot = 0;
         for (w, marks) in marks.iter().enumerate().take(rows.len().div_ceil(64)) {
             let mut word = marks[l];

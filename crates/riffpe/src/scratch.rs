@@ -20,7 +20,7 @@ pub struct ScratchSize {
 /// use riffpe::{Riffpe, Scratch};
 ///
 /// let fpe = Riffpe::new(10, 6, &[0x2b; 16], b"tweak")?;
-/// let size = fpe.scratch_size(); // 10 values of 16 bytes, with slack; a key and a bucket each
+/// let size = fpe.scratch_size(); // 10 values of 16 bytes, with slack; 10 keys, 16 buckets
 /// assert_eq!((size.keystream_bytes, size.keys), (176, 26));
 /// let (mut keystream, mut keys) = ([0u8; 176], [0u64; 26]);
 /// let mut scratch = Scratch::new(&mut keystream, &mut keys);

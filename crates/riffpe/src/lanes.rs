@@ -4,8 +4,8 @@
 //! The keystream stays in the order the AES backend makes it, block by block: block `j` of
 //! every lane side by side ([`Blocks`]). Lanes are selected for in chunks of [`CHUNK`] (eight,
 //! one AVX-512 vector of keys): the key of value `k` is made for the chunk's lanes at once (a
-//! row), the chunk's `n` rows stay in L1 through every pass, and every pass runs over the
-//! lanes innermost, so no loop carries a chain of dependent operations. The engine uses this
+//! row), every pass reads only the chunk's `n` rows (small enough for L1), and every pass runs
+//! over the lanes innermost, so no loop carries a chain of dependent operations. The engine uses this
 //! on x86-64 CPUs found at run time to have AVX-512 ([`pays`]); there the passes that the
 //! compiler vectorized badly are written with intrinsics (`simd`). The portable code is the
 //! reference they are tested against, on every target, and handles a group's last chunk of
@@ -273,6 +273,8 @@ mod simd {
         if blocks.layout.n as usize <= SMALL_RADIX {
             forward_small(blocks, digits)
         } else {
+            // Closures, not the functions: a `#[target_feature]` function does not implement
+            // the `Fn` traits.
             let kernel = Kernel {
                 count: |b: &Blocks<'_>, first, count, rows: &mut [[u64; CHUNK]]| {
                     count_rows(b, first, count, rows)
@@ -535,12 +537,12 @@ mod simd {
     pub(super) fn inverse_avx512(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
         let rows = work.rows;
         let one = _mm512_set1_epi64(1);
+        let value_mask = _mm512_set1_epi64(blocks.layout.value_mask() as i64);
         for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
             let first = chunk * CHUNK;
             make_rows(blocks, first, digits.len(), rows);
             let pivots = pivots(rows, digits);
             let pivot = load(&pivots);
-            let value_mask = _mm512_set1_epi64(blocks.layout.value_mask() as i64);
             let (mut below, mut same) = (_mm512_setzero_si512(), _mm512_setzero_si512());
             for row in rows.iter() {
                 let key = load(row);
@@ -585,8 +587,8 @@ struct Kernel<C, M, R> {
     rank: R,
 }
 
-/// Selects for each [`CHUNK`] of lanes in turn, so that a chunk's rows stay in L1 from their
-/// making to their gathering (for all 64 lanes of VAES-512, the rows of radix 100 are 51 KB).
+/// Selects for each [`CHUNK`] of lanes in turn, every pass over that chunk's rows: 6.4 KB for
+/// radix 100, which fit in L1, where the rows of all 64 lanes of VAES-512 (51 KB) did not.
 #[inline(always)]
 fn by_chunks<C, M, R>(
     blocks: &Blocks<'_>,

@@ -4,7 +4,7 @@ use cipher::consts::U16;
 use cipher::{BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, KeyInit};
 use core::fmt;
 
-use crate::Error;
+use crate::SetupError;
 
 /// AES with the key size picked from the key: 16, 24 or 32 bytes.
 ///
@@ -30,13 +30,13 @@ enum Inner {
 
 impl Aes {
     /// Expands `key`; errors unless it is 16, 24 or 32 bytes long.
-    pub fn new_from_slice(key: &[u8]) -> Result<Self, Error> {
-        let invalid = |_| Error::InvalidKeyLength { len: key.len() };
+    pub fn new_from_slice(key: &[u8]) -> Result<Self, SetupError> {
+        let invalid = |_| SetupError::InvalidKeyLength { len: key.len() };
         Ok(Aes(match key.len() {
             16 => Inner::Aes128(aes::Aes128::new_from_slice(key).map_err(invalid)?),
             24 => Inner::Aes192(aes::Aes192::new_from_slice(key).map_err(invalid)?),
             32 => Inner::Aes256(aes::Aes256::new_from_slice(key).map_err(invalid)?),
-            len => return Err(Error::InvalidKeyLength { len }),
+            len => return Err(SetupError::InvalidKeyLength { len }),
         }))
     }
 

@@ -2,22 +2,26 @@
 
 use alloc::vec::Vec;
 
-use crate::Error;
+use crate::SetupError;
 
 /// Splits `size` into factors, each at least `threshold`, whose product is exactly `size`,
 /// minimising the cost `Σ r·log2(r)` (which tracks Riffpe's work: `r` values per digit, each
 /// needing `log2 r` bits). Returns them in ascending order, as the reference does.
 ///
-/// Errors when `size < threshold` or `threshold < 2`. A prime `size` comes back as itself.
+/// Errors when `size < threshold`, `threshold < 2`, or a factor would not fit a radix (a prime
+/// of 2^32 or more). A prime `size` below 2^32 comes back as itself. The result is what
+/// [`RiffpeX::new`](crate::RiffpeX::new) takes.
 ///
 /// ```
 /// assert_eq!(riffpe::find_best_bases(7_000_000_000, 30)?, [35, 40, 40, 50, 50, 50]);
-/// assert_eq!(riffpe::find_best_bases(227_840_000, 24)?, [40, 40, 40, 40, 89]);
+/// let radices = riffpe::find_best_bases(227_840_000, 24)?;
+/// assert_eq!(radices, [40, 40, 40, 40, 89]);
+/// let fpe = riffpe::RiffpeX::new(radices, &[0x2b; 16], b"")?;
 /// # Ok::<(), riffpe::Error>(())
 /// ```
-pub fn find_best_bases(size: u64, threshold: u64) -> Result<Vec<u64>, Error> {
+pub fn find_best_bases(size: u64, threshold: u64) -> Result<Vec<u32>, SetupError> {
     if threshold < 2 || size < threshold {
-        return Err(Error::NoBases { size, threshold });
+        return Err(SetupError::NoBases { size, threshold });
     }
     let divisors = divisors(size);
     let mut search = Search {
@@ -28,7 +32,12 @@ pub fn find_best_bases(size: u64, threshold: u64) -> Result<Vec<u64>, Error> {
         best_cost: f64::INFINITY,
     };
     search.run(size, 0, 0.0);
-    Ok(search.best)
+    // The radices of a RiffpeX: a factor of 2^32 or more (a large prime) is none.
+    search
+        .best
+        .iter()
+        .map(|&base| u32::try_from(base).map_err(|_| SetupError::NoBases { size, threshold }))
+        .collect()
 }
 
 /// Depth-first search over non-decreasing factor lists, pruned by the best cost so far.
@@ -248,8 +257,8 @@ mod tests {
             (720, 2),
         ] {
             let bases = find_best_bases(size, t).unwrap();
-            assert_eq!(bases.iter().product::<u64>(), size);
-            assert!(bases.iter().all(|&b| b >= t));
+            assert_eq!(bases.iter().map(|&b| u64::from(b)).product::<u64>(), size);
+            assert!(bases.iter().all(|&b| u64::from(b) >= t));
             assert!(bases.windows(2).all(|w| w[0] <= w[1]));
         }
         assert_eq!(find_best_bases(999_999_937, 30).unwrap(), [999_999_937]);
@@ -259,7 +268,7 @@ mod tests {
     fn refuses_sizes_below_threshold() {
         assert_eq!(
             find_best_bases(20, 30),
-            Err(Error::NoBases {
+            Err(SetupError::NoBases {
                 size: 20,
                 threshold: 30
             })

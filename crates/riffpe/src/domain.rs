@@ -1,6 +1,6 @@
 //! Message domains: `l` digits of one radix (Riffpe) or of one radix each (RiffpeX).
 
-use crate::Error;
+use crate::{MessageError, SetupError};
 
 /// A borrowed view of a domain: the radix of every digit position.
 ///
@@ -52,18 +52,18 @@ impl Domain<'_> {
     }
 
     /// Checks that every digit of `message` is below its radix and that the length matches.
-    pub(crate) fn check_message(&self, message: &[u32]) -> Result<(), Error> {
+    pub(crate) fn check_message(&self, message: &[u32]) -> Result<(), MessageError> {
         if message.len() != self.digits() {
-            return Err(Error::MessageLength {
+            return Err(MessageError::MessageLength {
                 expected: self.digits(),
                 actual: message.len(),
             });
         }
-        for (index, (&digit, radix)) in message.iter().zip(self.radices()).enumerate() {
+        for (position, (&digit, radix)) in message.iter().zip(self.radices()).enumerate() {
             if digit >= radix {
-                return Err(Error::DigitOutOfRange {
-                    index,
-                    digit,
+                return Err(MessageError::DigitOutOfRange {
+                    message: 0,
+                    position,
                     radix,
                 });
             }
@@ -107,10 +107,30 @@ impl<R: AsRef<[u32]>> Radices for Mixed<R> {
     }
 }
 
+/// Riffpe's or RiffpeX's domain, chosen at run time: the domain of [`AnyFpe`](crate::AnyFpe).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnyDomain<R> {
+    /// Riffpe: one radix.
+    Uniform(Uniform),
+    /// RiffpeX: one radix per digit.
+    Mixed(Mixed<R>),
+}
+
+impl<R: AsRef<[u32]>> Radices for AnyDomain<R> {
+    #[inline]
+    fn domain(&self) -> Domain<'_> {
+        match self {
+            AnyDomain::Uniform(uniform) => uniform.domain(),
+            AnyDomain::Mixed(mixed) => mixed.domain(),
+        }
+    }
+}
+
 mod sealed {
     pub trait Sealed {}
     impl Sealed for super::Uniform {}
     impl<R: AsRef<[u32]>> Sealed for super::Mixed<R> {}
+    impl<R: AsRef<[u32]>> Sealed for super::AnyDomain<R> {}
 }
 
 /// The parameters one digit step needs, derived once from a domain and checked against SPEC.
@@ -130,21 +150,21 @@ pub(crate) struct Layout {
 
 impl Layout {
     /// Validates `domain` and `bytes_per_value` as SPEC's "Invalid parameters" requires.
-    pub fn new(domain: Domain<'_>, bytes_per_value: usize) -> Result<Self, Error> {
+    pub fn new(domain: Domain<'_>, bytes_per_value: usize) -> Result<Self, SetupError> {
         let digits = domain.digits();
         if digits == 0 {
-            return Err(Error::NoDigits);
+            return Err(SetupError::NoDigits);
         }
         for (index, radix) in domain.radices().enumerate() {
             if radix < 2 {
-                return Err(Error::InvalidRadix { index, radix });
+                return Err(SetupError::InvalidRadix { index, radix });
             }
             if matches!(domain, Domain::Uniform { .. }) {
                 break; // one radix for all digits
             }
         }
         if bytes_per_value == 0 {
-            return Err(Error::InvalidBytesPerValue { bytes_per_value });
+            return Err(SetupError::InvalidBytesPerValue { bytes_per_value });
         }
         let max_radix = domain.max_radix();
         let width = match max_radix {
@@ -159,7 +179,7 @@ impl Layout {
             _ => u64::from(u32::MAX),
         };
         if digits as u64 > max_digits {
-            return Err(Error::TooManyDigits {
+            return Err(SetupError::TooManyDigits {
                 digits,
                 max: usize::try_from(max_digits).unwrap_or(usize::MAX),
             });
@@ -173,7 +193,7 @@ impl Layout {
         };
         let needed = layout.scratch_bytes();
         if needed > crate::MAX_SCRATCH_BYTES {
-            return Err(Error::ScratchTooLarge {
+            return Err(SetupError::ScratchTooLarge {
                 needed,
                 max: crate::MAX_SCRATCH_BYTES,
             });

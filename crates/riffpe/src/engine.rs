@@ -18,7 +18,7 @@ use cipher::{
 use crate::domain::{Domain, Layout};
 use crate::lanes::{self, Blocks, Work};
 use crate::select::{Histogram, KeyLayout, Selection};
-use crate::{Error, Scratch};
+use crate::{MessageError, Scratch, Tweak};
 
 /// One AES block.
 pub(crate) type AesBlock = Block<aes::Aes128>;
@@ -141,91 +141,78 @@ pub(crate) fn backend_lanes<C: BlockCipherEncrypt<BlockSize = U16>>(cipher: &C) 
     lanes
 }
 
-/// Where IV0 comes from for one call.
-#[derive(Clone, Copy)]
-pub(crate) enum Iv<'a> {
-    /// Computed at construction.
-    Fixed(&'a AesBlock),
-    /// Computed from this tweak at the start of the call.
-    Tweak(&'a [u8]),
-}
-
 /// A keyed cipher over a domain: what every call needs besides the messages.
 pub(crate) struct Keyed<'a, C> {
     pub cipher: &'a C,
     pub domain: Domain<'a>,
     pub layout: &'a Layout,
+    /// IV0 of the tweak fixed at construction.
+    pub iv: &'a AesBlock,
 }
 
-/// Checks the messages (`l` digits each, back to back) and the scratch, then encrypts or
-/// decrypts them in place, up to `max_lanes` at a time. Nothing is modified unless every check
-/// passes. For several messages, an error's digit `index` counts from the start of the slice.
+/// Checks the messages (`l` digits each, back to back), their tweaks and the scratch, then
+/// encrypts or decrypts them in place, up to the backend's lanes at a time (one if
+/// `lockstep` is false). Nothing is modified unless every check passes.
 pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
     keyed: Keyed<'_, C>,
-    iv: Iv<'_>,
+    tweak: Tweak<'_>,
     messages: &mut [u32],
     scratch: &mut Scratch<'_>,
     direction: Direction,
-    max_lanes: usize,
-) -> Result<(), Error> {
+    lockstep: bool,
+) -> Result<(), MessageError> {
     let Keyed {
         cipher,
         domain,
         layout,
+        iv,
     } = keyed;
     let digits = domain.digits();
-    let count = messages.len() / digits;
-    if max_lanes == 1 && messages.len() != digits || !messages.len().is_multiple_of(digits) {
-        return Err(Error::MessageLength {
+    if !messages.len().is_multiple_of(digits) {
+        return Err(MessageError::MessageLength {
             expected: digits,
-            actual: if max_lanes == 1 {
-                messages.len()
-            } else {
-                messages.len() % digits
-            },
+            actual: messages.len(),
+        });
+    }
+    let count = messages.len() / digits;
+    if let Tweak::PerMessage(tweaks) = tweak
+        && tweaks.len() != count
+    {
+        return Err(MessageError::TweakCount {
+            messages: count,
+            tweaks: tweaks.len(),
         });
     }
     for (m, message) in messages.chunks_exact(digits).enumerate() {
-        domain.check_message(message).map_err(|e| match e {
-            Error::DigitOutOfRange {
-                index,
-                digit,
-                radix,
-            } => Error::DigitOutOfRange {
-                index: m * digits + index,
-                digit,
-                radix,
-            },
-            other => other,
-        })?;
+        domain.check_message(message).map_err(|e| e.offset(m))?;
     }
     // As many lanes as the backend runs at once, the messages need and the scratch holds.
     let one = layout.scratch_size(1);
     let fit = scratch.keystream.len() / one.keystream_bytes;
     if fit == 0 || scratch.keys.len() < one.keys {
-        return Err(Error::ScratchTooSmall {
+        return Err(MessageError::ScratchTooSmall {
             keystream_needed: one.keystream_bytes,
             keystream_given: scratch.keystream.len(),
             keys_needed: one.keys,
             keys_given: scratch.keys.len(),
         });
     }
-    let lanes = if max_lanes > 1 {
-        max_lanes
-            .min(backend_lanes(cipher))
+    if count == 0 {
+        return Ok(());
+    }
+    let lanes = if lockstep {
+        backend_lanes(cipher)
             .min(lanes::MAX_LANES)
             .min(fit)
             .min(count)
     } else {
         1
     };
-    if count == 0 {
-        return Ok(());
-    }
     cipher.encrypt_with_backend(Lockstep {
         domain,
         layout,
-        iv,
+        fixed: iv,
+        tweak,
         messages,
         lanes,
         keystream: &mut *scratch.keystream,
@@ -239,7 +226,8 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
 struct Lockstep<'a> {
     domain: Domain<'a>,
     layout: &'a Layout,
-    iv: Iv<'a>,
+    fixed: &'a AesBlock,
+    tweak: Tweak<'a>,
     messages: &'a mut [u32],
     lanes: usize,
     keystream: &'a mut [u8],
@@ -254,21 +242,30 @@ impl BlockSizeUser for Lockstep<'_> {
 impl BlockCipherEncClosure for Lockstep<'_> {
     #[inline(always)]
     fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
-        let iv = match self.iv {
-            Iv::Fixed(iv) => *iv,
-            Iv::Tweak(tweak) => setup_iv(backend, self.domain, tweak),
+        // IV0 of every lane: shared by all of them unless each message has its own tweak.
+        let shared = match self.tweak {
+            Tweak::Fixed => *self.fixed,
+            Tweak::Bytes(tweak) => setup_iv(backend, self.domain, tweak),
+            Tweak::PerMessage(_) => AesBlock::default(),
         };
         let digits = self.domain.digits();
         let mut group = Group {
             backend,
-            iv,
+            ivs: ParBlocks::<B>::default(),
             layout: self.layout,
             keystream: self.keystream,
             keys: self.keys,
             states: ParBlocks::<B>::default(),
         };
-        for messages in self.messages.chunks_mut(self.lanes * digits) {
+        group.ivs.fill(shared);
+        for (g, messages) in self.messages.chunks_mut(self.lanes * digits).enumerate() {
             let lanes = messages.len() / digits;
+            if let Tweak::PerMessage(tweaks) = self.tweak {
+                let tweaks = &tweaks[g * self.lanes..][..lanes];
+                for (iv, tweak) in group.ivs.iter_mut().zip(tweaks) {
+                    *iv = setup_iv(backend, self.domain, tweak);
+                }
+            }
             // SPEC: encrypt f = 0, 1 with i ascending; decrypt f = 1, 0 with i descending.
             match self.direction {
                 Direction::Encrypt => {
@@ -293,7 +290,8 @@ impl BlockCipherEncClosure for Lockstep<'_> {
 /// The working state of one group of lanes.
 struct Group<'a, B: BlockCipherEncBackend<BlockSize = U16>> {
     backend: &'a B,
-    iv: AesBlock,
+    /// IV0 of each lane's message.
+    ivs: ParBlocks<B>,
     layout: &'a Layout,
     /// Per lane: the CBC-MAC input, then the keystream (`layout.keystream_stride()` bytes).
     keystream: &'a mut [u8],
@@ -349,7 +347,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                 2 => encode::<2>(buf, message, i, phase),
                 _ => encode::<4>(buf, message, i, phase),
             }
-            self.states[lane] = self.iv;
+            self.states[lane] = self.ivs[lane];
         }
         for block in 0..mac_len / 16 {
             for lane in 0..lanes {

@@ -1,14 +1,15 @@
-//! The one error type of the crate: every invalid parameter or input of SPEC, with the offending value.
+//! The crate's errors: [`SetupError`] when a cipher is built, [`MessageError`] when a call is
+//! refused, and [`Error`], either of the two, for code that does both behind one `?`.
 
 use core::fmt;
 
-/// Why a parameter, key, scratch buffer or message was refused.
+/// Why a cipher could not be built from these parameters or this key.
 ///
 /// Every variant carries the values that caused it, so the message says what to change.
 /// Nothing here ever contains key material.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum Error {
+pub enum SetupError {
     /// A radix below 2 (a digit must have at least two values).
     InvalidRadix {
         /// Position of the radix in the list (0 for [`Riffpe`](crate::Riffpe)).
@@ -43,21 +44,56 @@ pub enum Error {
         /// Length of the key given, in bytes.
         len: usize,
     },
-    /// A message whose digit count differs from the cipher's.
+    /// [`find_best_bases`](crate::find_best_bases) was given a size below the threshold, a
+    /// threshold below 2, or a size with a prime factor of 2^32 or more.
+    NoBases {
+        /// The size to factor.
+        size: u64,
+        /// The smallest base allowed.
+        threshold: u64,
+    },
+}
+
+/// Why a call refused its messages, tweaks or scratch. Nothing was changed.
+///
+/// Positions are given, digit values never: a digit is part of the plaintext.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MessageError {
+    /// Digits that do not make whole messages: one message must have exactly the cipher's
+    /// digit count, many messages a multiple of it.
     MessageLength {
-        /// Digits the cipher was built for.
+        /// Digits per message.
         expected: usize,
         /// Digits given.
         actual: usize,
     },
     /// A digit not below the radix of its position.
     DigitOutOfRange {
-        /// Position of the digit in the message.
-        index: usize,
-        /// The digit.
-        digit: u32,
+        /// Index of the message in the call (0 for a single message).
+        message: usize,
+        /// Position of the digit in its message.
+        position: usize,
         /// The radix of that position.
         radix: u32,
+    },
+    /// An integer that is not below the size of the domain.
+    ValueOutOfDomain {
+        /// Index of the value in the call (0 for a single value).
+        message: usize,
+    },
+    /// A domain whose size does not fit the integer type asked for (`u64` or `u128`).
+    DomainTooLarge {
+        /// Bits of the integer type.
+        bits: u32,
+    },
+    /// [`Tweak::PerMessage`](crate::Tweak::PerMessage) with a tweak count other than the
+    /// message count.
+    TweakCount {
+        /// Messages in the call.
+        messages: usize,
+        /// Tweaks given.
+        tweaks: usize,
     },
     /// Caller-provided scratch smaller than one digit step needs.
     ScratchTooSmall {
@@ -70,60 +106,117 @@ pub enum Error {
         /// Selection keys given.
         keys_given: usize,
     },
-    /// An integer that is not below the size of the domain.
-    ValueOutOfDomain,
-    /// A domain whose size does not fit the integer type asked for (`u64` or `u128`).
-    DomainTooLarge {
-        /// Bits of the integer type.
-        bits: u32,
-    },
-    /// `find_best_bases` was given a size below the threshold, or a threshold below 2.
-    NoBases {
-        /// The size to factor.
-        size: u64,
-        /// The smallest base allowed.
-        threshold: u64,
-    },
 }
 
-impl fmt::Display for Error {
+impl MessageError {
+    /// The same error with its message index moved by `first` (for a call on a sub-slice
+    /// that starts at message `first`).
+    pub fn offset(self, first: usize) -> Self {
+        match self {
+            MessageError::DigitOutOfRange {
+                message,
+                position,
+                radix,
+            } => MessageError::DigitOutOfRange {
+                message: message + first,
+                position,
+                radix,
+            },
+            MessageError::ValueOutOfDomain { message } => MessageError::ValueOutOfDomain {
+                message: message + first,
+            },
+            other => other,
+        }
+    }
+
+    /// The index of the message the error is about, if it is about one.
+    pub fn message(&self) -> Option<usize> {
+        match *self {
+            MessageError::DigitOutOfRange { message, .. }
+            | MessageError::ValueOutOfDomain { message } => Some(message),
+            _ => None,
+        }
+    }
+}
+
+/// Either error: for code that builds ciphers and calls them behind one `?`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Error {
+    /// The cipher could not be built.
+    Setup(SetupError),
+    /// A call was refused.
+    Message(MessageError),
+}
+
+impl From<SetupError> for Error {
+    fn from(error: SetupError) -> Self {
+        Error::Setup(error)
+    }
+}
+
+impl From<MessageError> for Error {
+    fn from(error: MessageError) -> Self {
+        Error::Message(error)
+    }
+}
+
+impl fmt::Display for SetupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Error::InvalidRadix { index, radix } => {
+            SetupError::InvalidRadix { index, radix } => {
                 write!(f, "radix {radix} at position {index} is below 2")
             }
-            Error::NoDigits => f.write_str("a message must have at least one digit"),
-            Error::TooManyDigits { digits, max } => {
+            SetupError::NoDigits => f.write_str("a message must have at least one digit"),
+            SetupError::TooManyDigits { digits, max } => {
                 write!(
                     f,
                     "{digits} digits is more than the {max} this radix allows"
                 )
             }
-            Error::InvalidBytesPerValue { bytes_per_value } => {
+            SetupError::InvalidBytesPerValue { bytes_per_value } => {
                 write!(f, "bytes_per_value {bytes_per_value} is not at least 1")
             }
-            Error::ScratchTooLarge { needed, max } => write!(
+            SetupError::ScratchTooLarge { needed, max } => write!(
                 f,
                 "one digit step would need {needed} bytes of keystream and scratch, over the cap of {max}"
             ),
-            Error::InvalidKeyLength { len } => {
+            SetupError::InvalidKeyLength { len } => {
                 write!(f, "a {len}-byte key is not an AES key (16, 24 or 32 bytes)")
             }
-            Error::MessageLength { expected, actual } => {
-                write!(
-                    f,
-                    "message has {actual} digits, the cipher takes {expected}"
-                )
-            }
-            Error::DigitOutOfRange {
-                index,
-                digit,
+            SetupError::NoBases { size, threshold } => write!(
+                f,
+                "{size} cannot be split into bases of at least {threshold} below 2^32"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for MessageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            MessageError::MessageLength { expected, actual } => write!(
+                f,
+                "{actual} digits given, not a whole number of {expected}-digit messages"
+            ),
+            MessageError::DigitOutOfRange {
+                message,
+                position,
                 radix,
             } => write!(
                 f,
-                "digit {digit} at position {index} is not below radix {radix}"
+                "message {message}: the digit at position {position} is not below radix {radix}"
             ),
-            Error::ScratchTooSmall {
+            MessageError::ValueOutOfDomain { message } => write!(
+                f,
+                "message {message}: the value is not below the size of the domain"
+            ),
+            MessageError::DomainTooLarge { bits } => {
+                write!(f, "the domain does not fit a {bits}-bit integer")
+            }
+            MessageError::TweakCount { messages, tweaks } => {
+                write!(f, "{tweaks} tweaks given for {messages} messages")
+            }
+            MessageError::ScratchTooSmall {
                 keystream_needed,
                 keystream_given,
                 keys_needed,
@@ -132,16 +225,20 @@ impl fmt::Display for Error {
                 f,
                 "scratch too small: keystream {keystream_given} of {keystream_needed} bytes, keys {keys_given} of {keys_needed}"
             ),
-            Error::ValueOutOfDomain => f.write_str("value is not below the size of the domain"),
-            Error::DomainTooLarge { bits } => {
-                write!(f, "the domain does not fit a {bits}-bit integer")
-            }
-            Error::NoBases { size, threshold } => write!(
-                f,
-                "{size} cannot be split into bases of at least {threshold}"
-            ),
         }
     }
 }
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Setup(error) => error.fmt(f),
+            Error::Message(error) => error.fmt(f),
+        }
+    }
+}
+
+impl core::error::Error for SetupError {}
+impl core::error::Error for MessageError {}
 
 impl core::error::Error for Error {}

@@ -1,12 +1,15 @@
-//! The cipher objects: a domain, a block cipher and the set-up state, shared by Riffpe and RiffpeX.
+//! The cipher objects: a domain, a block cipher and the set-up state, shared by Riffpe and
+//! RiffpeX, and the builder that makes them.
 
 use cipher::BlockCipherEncrypt;
 use cipher::consts::U16;
 use core::fmt;
 
-use crate::domain::{Domain, Layout, Mixed, Radices, Uniform};
-use crate::engine::{self, AesBlock, Direction, Iv};
-use crate::{Aes, Error, Scratch, ScratchSize};
+use crate::domain::{AnyDomain, Domain, Layout, Mixed, Radices, Uniform};
+use crate::engine::{self, AesBlock, Direction};
+#[cfg(feature = "alloc")]
+use crate::integer::{DigitOrder, Integer};
+use crate::{Aes, MessageError, Scratch, ScratchSize, Selection, SetupError, Tweak};
 
 /// The `bytes_per_value` of the reference implementations when none is given.
 pub const DEFAULT_BYTES_PER_VALUE: usize = 16;
@@ -37,64 +40,157 @@ pub type Riffpe<C = Aes> = Fpe<Uniform, C>;
 /// ```
 pub type RiffpeX<R, C = Aes> = Fpe<Mixed<R>, C>;
 
-/// A Riffpe cipher over the domain `D` ([`Uniform`] for [`Riffpe`], [`Mixed`] for [`RiffpeX`])
-/// with the block cipher `C`.
+/// Riffpe or RiffpeX, chosen at run time: what a program holds when the scheme comes from
+/// its configuration. Made from either with `From`.
+///
+/// ```
+/// use riffpe::{AnyFpe, Riffpe, RiffpeX};
+///
+/// let key = [0x2b; 16];
+/// let ciphers: [AnyFpe; 2] = [
+///     Riffpe::new(100, 8, &key, b"")?.into(),
+///     RiffpeX::new(vec![26, 10, 10, 10], &key, b"")?.into(),
+/// ];
+/// for fpe in &ciphers {
+///     let mut message = vec![1; fpe.digits()];
+///     fpe.encrypt(&mut message)?;
+/// }
+/// # Ok::<(), riffpe::Error>(())
+/// ```
+#[cfg(feature = "alloc")]
+pub type AnyFpe<R = alloc::vec::Vec<u32>, C = Aes> = Fpe<AnyDomain<R>, C>;
+/// Riffpe or RiffpeX, chosen at run time (radices held in `R`).
+#[cfg(not(feature = "alloc"))]
+pub type AnyFpe<R, C = Aes> = Fpe<AnyDomain<R>, C>;
+
+/// A Riffpe cipher over the domain `D` ([`Uniform`] for [`Riffpe`], [`Mixed`] for
+/// [`RiffpeX`], [`AnyDomain`] for [`AnyFpe`]) with the block cipher `C`.
 ///
 /// The key schedule and the set-up CBC-MAC of the fixed tweak are computed once, at
 /// construction. All methods take `&self`, so one object serves many threads (it is `Send` and
-/// `Sync`) and, through the `*_tweaked*` methods, many tweaks.
+/// `Sync`) and, through [`Tweak`], many tweaks.
 ///
-/// Every method checks the whole message before changing any digit: on error the message is
-/// left as it was.
+/// Every method checks all its messages before changing any digit: on error they are left as
+/// they were.
 #[derive(Clone)]
 pub struct Fpe<D, C = Aes> {
     cipher: C,
     domain: D,
     layout: Layout,
-    iv: AesBlock,
+    iv: SetupIv,
+}
+
+/// IV0 of the fixed tweak, wiped on drop with the `zeroize` feature.
+#[derive(Clone)]
+struct SetupIv(AesBlock);
+
+#[cfg(feature = "zeroize")]
+impl Drop for SetupIv {
+    fn drop(&mut self) {
+        use zeroize::Zeroize;
+        self.0.zeroize();
+    }
+}
+
+/// Parameters of a cipher besides its domain, by name: bytes per value, selection method,
+/// fixed tweak; then a key or a block cipher. Made by [`Riffpe::builder`] and
+/// [`RiffpeX::builder`].
+///
+/// ```
+/// use riffpe::{Riffpe, Selection};
+///
+/// let fpe = Riffpe::builder(100, 8)
+///     .bytes_per_value(18) // the reference's 128-bit setting for radix 100
+///     .tweak(b"cards")
+///     .selection(Selection::ConstantTime)
+///     .build(&[0x2b; 16])?;
+/// assert_eq!(fpe.bytes_per_value(), 18);
+///
+/// use aes::cipher::KeyInit;
+/// let aes = aes::Aes256::new_from_slice(&[0x2b; 32]).expect("a 32-byte key");
+/// let fpe = riffpe::RiffpeX::builder([26, 10, 10]).build_with_cipher(aes)?;
+/// # Ok::<(), riffpe::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct Builder<'t, D> {
+    domain: D,
+    bytes_per_value: usize,
+    selection: Selection,
+    tweak: &'t [u8],
+}
+
+impl<'t, D: Radices> Builder<'t, D> {
+    fn new(domain: D) -> Self {
+        Builder {
+            domain,
+            bytes_per_value: DEFAULT_BYTES_PER_VALUE,
+            selection: Selection::default(),
+            tweak: b"",
+        }
+    }
+
+    /// Keystream bytes per value (default 16, as the reference). The reference's 128-bit
+    /// security settings use 18 for radix 10 and 100, 19 for 1000, 20 for 10 000.
+    pub fn bytes_per_value(mut self, bytes_per_value: usize) -> Self {
+        self.bytes_per_value = bytes_per_value;
+        self
+    }
+
+    /// How a step's permutation is read off its keystream; outputs do not depend on it.
+    pub fn selection(mut self, selection: Selection) -> Self {
+        self.selection = selection;
+        self
+    }
+
+    /// The fixed tweak ([`Tweak::Fixed`]), empty by default; its set-up is computed once.
+    pub fn tweak<'u>(self, tweak: &'u [u8]) -> Builder<'u, D> {
+        Builder {
+            domain: self.domain,
+            bytes_per_value: self.bytes_per_value,
+            selection: self.selection,
+            tweak,
+        }
+    }
+
+    /// Builds on AES keyed by a 16-, 24- or 32-byte `key` (AES-128, -192 or -256).
+    pub fn build(self, key: &[u8]) -> Result<Fpe<D, Aes>, SetupError> {
+        // Parameters are checked before the key is expanded.
+        Layout::new(self.domain.domain(), self.bytes_per_value)?;
+        self.build_with_cipher(Aes::new_from_slice(key)?)
+    }
+
+    /// Builds on a block cipher chosen by type (e.g. `aes::Aes256`).
+    pub fn build_with_cipher<C: BlockCipherEncrypt<BlockSize = U16>>(
+        self,
+        cipher: C,
+    ) -> Result<Fpe<D, C>, SetupError> {
+        let mut layout = Layout::new(self.domain.domain(), self.bytes_per_value)?;
+        layout.selection = self.selection;
+        let iv = engine::setup(&cipher, self.domain.domain(), self.tweak);
+        Ok(Fpe {
+            cipher,
+            domain: self.domain,
+            layout,
+            iv: SetupIv(iv),
+        })
+    }
 }
 
 impl Riffpe<Aes> {
     /// Riffpe over `digits` digits below `radix`, AES keyed by a 16-, 24- or 32-byte `key`,
     /// with a fixed `tweak` (may be empty) and the default `bytes_per_value` of 16.
-    pub fn new(radix: u32, digits: usize, key: &[u8], tweak: &[u8]) -> Result<Self, Error> {
-        Self::with_bytes_per_value(radix, digits, key, tweak, DEFAULT_BYTES_PER_VALUE)
+    pub fn new(radix: u32, digits: usize, key: &[u8], tweak: &[u8]) -> Result<Self, SetupError> {
+        Self::builder(radix, digits).tweak(tweak).build(key)
     }
 
-    /// As [`Riffpe::new`], with `bytes_per_value` keystream bytes per value (the reference's
-    /// 128-bit security settings use 18 for radix 10 and 100, 19 for 1000, 20 for 10 000).
-    pub fn with_bytes_per_value(
-        radix: u32,
-        digits: usize,
-        key: &[u8],
-        tweak: &[u8],
-        bytes_per_value: usize,
-    ) -> Result<Self, Error> {
-        // Parameters are checked before the key is expanded.
-        let domain = Uniform { radix, digits };
-        Layout::new(domain.domain(), bytes_per_value)?;
-        Self::from_cipher(
-            Aes::new_from_slice(key)?,
-            radix,
-            digits,
-            tweak,
-            bytes_per_value,
-        )
+    /// A [`Builder`] for `digits` digits below `radix`, for the parameters `new` does not take.
+    pub fn builder(radix: u32, digits: usize) -> Builder<'static, Uniform> {
+        Builder::new(Uniform { radix, digits })
     }
 }
 
-impl<C: BlockCipherEncrypt<BlockSize = U16>> Riffpe<C> {
-    /// Riffpe with a block cipher chosen by type (e.g. `aes::Aes256`).
-    pub fn from_cipher(
-        cipher: C,
-        radix: u32,
-        digits: usize,
-        tweak: &[u8],
-        bytes_per_value: usize,
-    ) -> Result<Self, Error> {
-        Fpe::build(cipher, Uniform { radix, digits }, tweak, bytes_per_value)
-    }
-
+impl<C> Riffpe<C> {
     /// The radix of every digit.
     pub fn radix(&self) -> u32 {
         self.domain.radix
@@ -104,66 +200,41 @@ impl<C: BlockCipherEncrypt<BlockSize = U16>> Riffpe<C> {
 impl<R: AsRef<[u32]>> RiffpeX<R, Aes> {
     /// RiffpeX over `radices` (digit `i` below `radices[i]`), AES keyed by a 16-, 24- or
     /// 32-byte `key`, with a fixed `tweak` and the default `bytes_per_value` of 16.
-    pub fn new(radices: R, key: &[u8], tweak: &[u8]) -> Result<Self, Error> {
-        Self::with_bytes_per_value(radices, key, tweak, DEFAULT_BYTES_PER_VALUE)
+    pub fn new(radices: R, key: &[u8], tweak: &[u8]) -> Result<Self, SetupError> {
+        Self::builder(radices).tweak(tweak).build(key)
     }
 
-    /// As [`RiffpeX::new`], with `bytes_per_value` keystream bytes per value.
-    pub fn with_bytes_per_value(
-        radices: R,
-        key: &[u8],
-        tweak: &[u8],
-        bytes_per_value: usize,
-    ) -> Result<Self, Error> {
-        Layout::new(Domain::Mixed(radices.as_ref()), bytes_per_value)?;
-        Self::from_cipher(Aes::new_from_slice(key)?, radices, tweak, bytes_per_value)
+    /// A [`Builder`] for `radices`, for the parameters `new` does not take.
+    pub fn builder(radices: R) -> Builder<'static, Mixed<R>> {
+        Builder::new(Mixed(radices))
     }
 }
 
-impl<R: AsRef<[u32]>, C: BlockCipherEncrypt<BlockSize = U16>> RiffpeX<R, C> {
-    /// RiffpeX with a block cipher chosen by type.
-    pub fn from_cipher(
-        cipher: C,
-        radices: R,
-        tweak: &[u8],
-        bytes_per_value: usize,
-    ) -> Result<Self, Error> {
-        Fpe::build(cipher, Mixed(radices), tweak, bytes_per_value)
+impl<R, C> From<Riffpe<C>> for AnyFpe<R, C> {
+    fn from(fpe: Riffpe<C>) -> Self {
+        Fpe {
+            cipher: fpe.cipher,
+            domain: AnyDomain::Uniform(fpe.domain),
+            layout: fpe.layout,
+            iv: fpe.iv,
+        }
+    }
+}
+
+impl<R, C> From<RiffpeX<R, C>> for AnyFpe<R, C> {
+    fn from(fpe: RiffpeX<R, C>) -> Self {
+        Fpe {
+            cipher: fpe.cipher,
+            domain: AnyDomain::Mixed(fpe.domain),
+            layout: fpe.layout,
+            iv: fpe.iv,
+        }
     }
 }
 
 impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
-    fn build(cipher: C, domain: D, tweak: &[u8], bytes_per_value: usize) -> Result<Self, Error> {
-        let layout = Layout::new(domain.domain(), bytes_per_value)?;
-        let iv = engine::setup(&cipher, domain.domain(), tweak);
-        Ok(Fpe {
-            cipher,
-            domain,
-            layout,
-            iv,
-        })
-    }
-
-    /// The same cipher with another [`Selection`](crate::Selection) method; outputs do not change.
-    ///
-    /// ```
-    /// use riffpe::{Riffpe, Selection};
-    ///
-    /// let fast = Riffpe::new(100, 8, &[0x2b; 16], b"")?;
-    /// let ct = fast.clone().with_selection(Selection::ConstantTime);
-    /// let (mut a, mut b) = ([5; 8], [5; 8]);
-    /// fast.encrypt(&mut a)?;
-    /// ct.encrypt(&mut b)?;
-    /// assert_eq!(a, b);
-    /// # Ok::<(), riffpe::Error>(())
-    /// ```
-    pub fn with_selection(mut self, selection: crate::Selection) -> Self {
-        self.layout.selection = selection;
-        self
-    }
-
     /// The selection method in use.
-    pub fn selection(&self) -> crate::Selection {
+    pub fn selection(&self) -> Selection {
         self.layout.selection
     }
 
@@ -187,132 +258,76 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
         &self.cipher
     }
 
-    /// The scratch one message needs, for [`Scratch`] and the `*_with` methods.
+    /// The scratch one message at a time needs: what to size caller-provided buffers by
+    /// (see [`Scratch`]); [`ScratchBuf::for_message`](crate::ScratchBuf::for_message) does so.
     pub fn scratch_size(&self) -> ScratchSize {
         self.layout.scratch_size(1)
     }
 
-    /// How many messages [`Fpe::encrypt_many_with`] advances together on this CPU: the AES
+    /// How many messages [`Fpe::encrypt_with`] advances together on this CPU: the AES
     /// backend's parallel block count (8 for AES-NI and ARMv8, 30 for VAES-256, 64 for
     /// VAES-512, 2 or 4 for the software AES).
     pub fn lanes(&self) -> usize {
         engine::backend_lanes(&self.cipher)
     }
 
-    /// The scratch for [`Fpe::lanes`] messages in lockstep.
+    /// The scratch for [`Fpe::lanes`] messages in lockstep;
+    /// [`ScratchBuf::for_lockstep`](crate::ScratchBuf::for_lockstep) sizes a buffer by it.
     pub fn lockstep_scratch_size(&self) -> ScratchSize {
         self.layout.scratch_size(self.lanes())
     }
 
-    fn keyed(&self) -> engine::Keyed<'_, C> {
-        engine::Keyed {
-            cipher: &self.cipher,
-            domain: self.domain(),
-            layout: &self.layout,
-        }
-    }
-
     fn run(
         &self,
-        iv: Iv<'_>,
-        message: &mut [u32],
-        scratch: &mut Scratch<'_>,
-        direction: Direction,
-    ) -> Result<(), Error> {
-        engine::run(self.keyed(), iv, message, scratch, direction, 1)
-    }
-
-    fn run_many(
-        &self,
+        tweak: Tweak<'_>,
         messages: &mut [u32],
         scratch: &mut Scratch<'_>,
         direction: Direction,
-    ) -> Result<(), Error> {
-        engine::run(
-            self.keyed(),
-            Iv::Fixed(&self.iv),
-            messages,
-            scratch,
-            direction,
-            usize::MAX,
-        )
+    ) -> Result<(), MessageError> {
+        let keyed = engine::Keyed {
+            cipher: &self.cipher,
+            domain: self.domain(),
+            layout: &self.layout,
+            iv: &self.iv.0,
+        };
+        engine::run(keyed, tweak, messages, scratch, direction, true)
     }
 
-    /// Encrypts many messages in place, [`Fpe::digits`] digits each, back to back, under the
-    /// fixed tweak. Up to [`Fpe::lanes`] messages advance together (as many as `scratch`
-    /// holds, see [`Fpe::lockstep_scratch_size`]), so their AES chains fill the pipeline:
-    /// several times the throughput of one message at a time, with identical results.
-    ///
-    /// All messages are checked first; an error's digit index counts from the start of
-    /// `messages`.
+    /// Encrypts messages in place under `tweak`: [`Fpe::digits`] digits each, back to back,
+    /// one message or many. Up to [`Fpe::lanes`] messages advance together (as many as
+    /// `scratch` holds), so their AES chains fill the pipeline: several times the throughput
+    /// of one message at a time, with identical results. Allocates nothing.
     ///
     /// ```
-    /// use riffpe::{Riffpe, ScratchBuf};
+    /// use riffpe::{Riffpe, ScratchBuf, Tweak};
     ///
     /// let fpe = Riffpe::new(10, 6, &[0x2b; 16], b"")?;
-    /// let mut buf = ScratchBuf::with_size(fpe.lockstep_scratch_size());
+    /// let mut buf = ScratchBuf::for_lockstep(&fpe);
     /// let mut many = vec![3u32; 6 * 100];
-    /// fpe.encrypt_many_with(&mut many, &mut buf.scratch(fpe.lockstep_scratch_size()))?;
+    /// fpe.encrypt_with(Tweak::Fixed, &mut many, &mut buf.scratch())?;
     ///
     /// let mut one = [3u32; 6];
     /// fpe.encrypt(&mut one)?;
     /// assert_eq!(&many[..6], &one);
     /// # Ok::<(), riffpe::Error>(())
     /// ```
-    pub fn encrypt_many_with(
-        &self,
-        messages: &mut [u32],
-        scratch: &mut Scratch<'_>,
-    ) -> Result<(), Error> {
-        self.run_many(messages, scratch, Direction::Encrypt)
-    }
-
-    /// Decrypts many messages in place; see [`Fpe::encrypt_many_with`].
-    pub fn decrypt_many_with(
-        &self,
-        messages: &mut [u32],
-        scratch: &mut Scratch<'_>,
-    ) -> Result<(), Error> {
-        self.run_many(messages, scratch, Direction::Decrypt)
-    }
-
-    /// Encrypts `message` in place under the fixed tweak, using caller-provided scratch.
     pub fn encrypt_with(
         &self,
-        message: &mut [u32],
+        tweak: Tweak<'_>,
+        messages: &mut [u32],
         scratch: &mut Scratch<'_>,
-    ) -> Result<(), Error> {
-        self.run(Iv::Fixed(&self.iv), message, scratch, Direction::Encrypt)
+    ) -> Result<(), MessageError> {
+        self.run(tweak, messages, scratch, Direction::Encrypt)
     }
 
-    /// Decrypts `message` in place under the fixed tweak, using caller-provided scratch.
+    /// Decrypts messages in place under `tweak`; see [`Fpe::encrypt_with`].
     pub fn decrypt_with(
         &self,
-        message: &mut [u32],
+        tweak: Tweak<'_>,
+        messages: &mut [u32],
         scratch: &mut Scratch<'_>,
-    ) -> Result<(), Error> {
-        self.run(Iv::Fixed(&self.iv), message, scratch, Direction::Decrypt)
-    }
-
-    /// Encrypts `message` in place under `tweak` (instead of the fixed one), using
-    /// caller-provided scratch. Costs one CBC-MAC of the tweak more than [`Fpe::encrypt_with`].
-    pub fn encrypt_tweaked_with(
-        &self,
-        tweak: &[u8],
-        message: &mut [u32],
-        scratch: &mut Scratch<'_>,
-    ) -> Result<(), Error> {
-        self.run(Iv::Tweak(tweak), message, scratch, Direction::Encrypt)
-    }
-
-    /// Decrypts `message` in place under `tweak`, using caller-provided scratch.
-    pub fn decrypt_tweaked_with(
-        &self,
-        tweak: &[u8],
-        message: &mut [u32],
-        scratch: &mut Scratch<'_>,
-    ) -> Result<(), Error> {
-        self.run(Iv::Tweak(tweak), message, scratch, Direction::Decrypt)
+    ) -> Result<(), MessageError> {
+        self.run(tweak, messages, scratch, Direction::Decrypt)
     }
 }
 
@@ -325,14 +340,9 @@ const STACK_KEYS: usize = 512;
 
 #[cfg(feature = "alloc")]
 impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
-    /// Runs with stack scratch when the domain fits it (radix ≤ 256, keystream ≤ 4 KiB), else
-    /// with a heap buffer for this call.
-    fn run_self_scratched(
-        &self,
-        iv: Iv<'_>,
-        message: &mut [u32],
-        direction: Direction,
-    ) -> Result<(), Error> {
+    /// Runs one message with stack scratch when the domain fits it (radix ≤ 256, keystream
+    /// ≤ 4 KiB), else with a heap buffer for this call.
+    fn run_one(&self, message: &mut [u32], direction: Direction) -> Result<(), MessageError> {
         // A bad message is refused before any scratch is allocated.
         self.domain().check_message(message)?;
         let size = self.scratch_size();
@@ -340,7 +350,7 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
             let mut keystream = [0u8; STACK_KEYSTREAM];
             let mut keys = [0u64; STACK_KEYS];
             let result = self.run(
-                iv,
+                Tweak::Fixed,
                 message,
                 &mut Scratch::new(&mut keystream, &mut keys),
                 direction,
@@ -353,33 +363,62 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
             }
             result
         } else {
-            let mut buf = crate::ScratchBuf::with_size(size);
-            self.run(iv, message, &mut buf.scratch(size), direction)
+            let mut buf = crate::ScratchBuf::for_message(self);
+            self.run(Tweak::Fixed, message, &mut buf.scratch(), direction)
         }
     }
 
-    /// Encrypts `message` in place under the fixed tweak.
+    /// Encrypts one message in place under the fixed tweak.
     ///
     /// Allocates nothing when the radix is at most 256 and `radix · bytes_per_value` at most
     /// 4 KiB (Riffpe(100, 8) with 16 or 18 bytes per value, say); larger domains allocate their
-    /// scratch per call, which [`Fpe::encrypt_with`] and a reused [`ScratchBuf`](crate::ScratchBuf) avoid.
-    pub fn encrypt(&self, message: &mut [u32]) -> Result<(), Error> {
-        self.run_self_scratched(Iv::Fixed(&self.iv), message, Direction::Encrypt)
+    /// scratch per call, which [`Fpe::encrypt_with`] and a reused
+    /// [`ScratchBuf`](crate::ScratchBuf) avoid.
+    pub fn encrypt(&self, message: &mut [u32]) -> Result<(), MessageError> {
+        self.run_one(message, Direction::Encrypt)
     }
 
-    /// Decrypts `message` in place under the fixed tweak (scratch as in [`Fpe::encrypt`]).
-    pub fn decrypt(&self, message: &mut [u32]) -> Result<(), Error> {
-        self.run_self_scratched(Iv::Fixed(&self.iv), message, Direction::Decrypt)
+    /// Decrypts one message in place under the fixed tweak (scratch as in [`Fpe::encrypt`]).
+    pub fn decrypt(&self, message: &mut [u32]) -> Result<(), MessageError> {
+        self.run_one(message, Direction::Decrypt)
     }
 
-    /// Encrypts `message` in place under `tweak` instead of the fixed one.
-    pub fn encrypt_tweaked(&self, tweak: &[u8], message: &mut [u32]) -> Result<(), Error> {
-        self.run_self_scratched(Iv::Tweak(tweak), message, Direction::Encrypt)
+    fn run_int<T: Integer>(
+        &self,
+        value: T,
+        order: DigitOrder,
+        direction: Direction,
+    ) -> Result<T, MessageError> {
+        // A domain that fits T has at most T::BITS digits (every radix is at least 2).
+        crate::integer::max_value::<T>(self.domain())?;
+        let mut digits = [0u32; 128];
+        let digits = &mut digits[..self.digits()];
+        crate::integer::to_digits(value, self.domain(), order, digits)?;
+        self.run_one(digits, direction)?;
+        crate::integer::from_digits(digits, self.domain(), order)
     }
 
-    /// Decrypts `message` in place under `tweak` instead of the fixed one.
-    pub fn decrypt_tweaked(&self, tweak: &[u8], message: &mut [u32]) -> Result<(), Error> {
-        self.run_self_scratched(Iv::Tweak(tweak), message, Direction::Decrypt)
+    /// Encrypts an integer below the domain size under the fixed tweak: its digits in
+    /// `order` (SPEC "Integers as messages"), encrypted, and read back the same way.
+    ///
+    /// ```
+    /// use riffpe::{Riffpe, integer::DigitOrder};
+    ///
+    /// let key = [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff];
+    /// let fpe = Riffpe::new(100, 8, &key, b"")?;
+    /// // The reference CLI: encrypt -k 0011…eeff -n 100 -l 8 1234123456785678
+    /// let token = fpe.encrypt_int(1234123456785678u64, DigitOrder::LittleEndian)?;
+    /// assert_eq!(token, 5158543106053628);
+    /// assert_eq!(fpe.decrypt_int(token, DigitOrder::LittleEndian)?, 1234123456785678);
+    /// # Ok::<(), riffpe::Error>(())
+    /// ```
+    pub fn encrypt_int<T: Integer>(&self, value: T, order: DigitOrder) -> Result<T, MessageError> {
+        self.run_int(value, order, Direction::Encrypt)
+    }
+
+    /// Decrypts an integer; see [`Fpe::encrypt_int`].
+    pub fn decrypt_int<T: Integer>(&self, value: T, order: DigitOrder) -> Result<T, MessageError> {
+        self.run_int(value, order, Direction::Decrypt)
     }
 }
 
@@ -397,18 +436,11 @@ impl<D: Radices, C> fmt::Debug for Fpe<D, C> {
     }
 }
 
-#[cfg(feature = "zeroize")]
-impl<D, C> Drop for Fpe<D, C> {
-    fn drop(&mut self) {
-        use zeroize::Zeroize;
-        self.iv.0.zeroize();
-    }
-}
-
 // The cipher objects are shared across threads by design.
 const _: () = {
     const fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Riffpe>();
     assert_send_sync::<RiffpeX<&'static [u32]>>();
     assert_send_sync::<RiffpeX<[u32; 4]>>();
+    assert_send_sync::<AnyFpe<[u32; 4]>>();
 };

@@ -1,6 +1,6 @@
 //! Integers as messages (SPEC: "Integers as messages"): `x` in `[0, N)` ↔ digits.
 
-use crate::{Domain, Error};
+use crate::{Domain, MessageError};
 
 /// Which digit is the least significant.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -82,10 +82,10 @@ pub fn to_digits<T: Integer>(
     domain: Domain<'_>,
     order: DigitOrder,
     out: &mut [u32],
-) -> Result<(), Error> {
+) -> Result<(), MessageError> {
     let digits = domain.digits();
     if out.len() != digits {
-        return Err(Error::MessageLength {
+        return Err(MessageError::MessageLength {
             expected: digits,
             actual: out.len(),
         });
@@ -100,7 +100,7 @@ pub fn to_digits<T: Integer>(
     if rest.is_zero() {
         Ok(())
     } else {
-        Err(Error::ValueOutOfDomain)
+        Err(MessageError::ValueOutOfDomain { message: 0 })
     }
 }
 
@@ -111,14 +111,14 @@ pub fn from_digits<T: Integer>(
     digits: &[u32],
     domain: Domain<'_>,
     order: DigitOrder,
-) -> Result<T, Error> {
+) -> Result<T, MessageError> {
     domain.check_message(digits)?;
     let mut value = T::from_u32(0);
     for position in significance(digits.len(), order).rev() {
         let radix = domain.radix(position).unwrap_or(2);
         value = value
             .mul_add(radix, digits[position])
-            .ok_or(Error::DomainTooLarge { bits: T::BITS })?;
+            .ok_or(MessageError::DomainTooLarge { bits: T::BITS })?;
     }
     Ok(value)
 }
@@ -136,24 +136,24 @@ pub fn from_digits<T: Integer>(
 /// assert_eq!(max_value::<u64>(all_u64)?, u64::MAX);
 /// # Ok::<(), riffpe::Error>(())
 /// ```
-pub fn max_value<T: Integer>(domain: Domain<'_>) -> Result<T, Error> {
+pub fn max_value<T: Integer>(domain: Domain<'_>) -> Result<T, MessageError> {
     // Horner's rule over the largest digits: ((r0 − 1)·r1 + r1 − 1)… = ∏ r_i − 1.
     let mut max = T::from_u32(0);
     for radix in domain.radices() {
         max = max
             .mul_add(radix, radix.saturating_sub(1))
-            .ok_or(Error::DomainTooLarge { bits: T::BITS })?;
+            .ok_or(MessageError::DomainTooLarge { bits: T::BITS })?;
     }
     Ok(max)
 }
 
 /// `N`, the number of messages of `domain` (`n^l` or `∏ r_i`), if it fits `T`.
-pub fn domain_size<T: Integer>(domain: Domain<'_>) -> Result<T, Error> {
+pub fn domain_size<T: Integer>(domain: Domain<'_>) -> Result<T, MessageError> {
     let mut size = T::from_u32(1);
     for radix in domain.radices() {
         size = size
             .mul_add(radix, 0)
-            .ok_or(Error::DomainTooLarge { bits: T::BITS })?;
+            .ok_or(MessageError::DomainTooLarge { bits: T::BITS })?;
     }
     Ok(size)
 }

@@ -23,20 +23,22 @@ pub mod integer;
 mod lanes;
 mod scratch;
 mod select;
+mod tweak;
 
 pub use aes_any::Aes;
 #[cfg(feature = "alloc")]
 pub use bases::find_best_bases;
-pub use domain::{Domain, Mixed, Radices, Uniform};
-pub use error::Error;
-pub use fpe::{DEFAULT_BYTES_PER_VALUE, Fpe, Riffpe, RiffpeX};
+pub use domain::{AnyDomain, Domain, Mixed, Radices, Uniform};
+pub use error::{Error, MessageError, SetupError};
+pub use fpe::{AnyFpe, Builder, DEFAULT_BYTES_PER_VALUE, Fpe, Riffpe, RiffpeX};
 #[cfg(feature = "alloc")]
 pub use scratch::ScratchBuf;
 pub use scratch::{Scratch, ScratchSize};
 pub use select::Selection;
+pub use tweak::Tweak;
 
 /// The most scratch (keystream plus selection keys) one digit step may need: 1 GiB.
 ///
 /// Parameters above it (radix 4 000 000 000 with 48 bytes per value would need 192 GB) are
-/// refused at construction with [`Error::ScratchTooLarge`], before anything is allocated.
+/// refused at construction with [`SetupError::ScratchTooLarge`], before anything is allocated.
 pub const MAX_SCRATCH_BYTES: u64 = 1 << 30;

@@ -17,7 +17,7 @@ pub struct ScratchSize {
 /// the `zeroize` feature).
 ///
 /// ```
-/// use riffpe::{Riffpe, Scratch};
+/// use riffpe::{Riffpe, Scratch, Tweak};
 ///
 /// let fpe = Riffpe::new(10, 6, &[0x2b; 16], b"tweak")?;
 /// let size = fpe.scratch_size(); // 10 values of 16 bytes, with slack; 10 keys, 16 buckets
@@ -26,8 +26,8 @@ pub struct ScratchSize {
 /// let mut scratch = Scratch::new(&mut keystream, &mut keys);
 ///
 /// let mut digits = [1, 2, 3, 4, 5, 6];
-/// fpe.encrypt_with(&mut digits, &mut scratch)?;
-/// fpe.decrypt_with(&mut digits, &mut scratch)?;
+/// fpe.encrypt_with(Tweak::Fixed, &mut digits, &mut scratch)?;
+/// fpe.decrypt_with(Tweak::Fixed, &mut digits, &mut scratch)?;
 /// assert_eq!(digits, [1, 2, 3, 4, 5, 6]);
 /// # Ok::<(), riffpe::Error>(())
 /// ```
@@ -50,12 +50,15 @@ pub use owned::ScratchBuf;
 #[cfg(feature = "alloc")]
 mod owned {
     use super::{Scratch, ScratchSize};
+    use crate::{Fpe, Radices};
     use alloc::vec::Vec;
+    use cipher::BlockCipherEncrypt;
+    use cipher::consts::U16;
 
     /// Heap-backed scratch that grows to the largest size asked of it (feature `alloc`).
     ///
-    /// Keep one per thread and pass it to the `*_with` methods: after the first call nothing
-    /// is allocated again.
+    /// Keep one per thread and pass its [`ScratchBuf::scratch`] to the `*_with` methods:
+    /// nothing is allocated after it is made.
     #[derive(Debug, Default)]
     pub struct ScratchBuf {
         keystream: Vec<u8>,
@@ -63,19 +66,33 @@ mod owned {
     }
 
     impl ScratchBuf {
-        /// An empty buffer; it grows on first use.
+        /// An empty buffer, for [`ScratchBuf::reserve`].
         pub fn new() -> Self {
             Self::default()
         }
 
-        /// A buffer already of `size`.
+        /// A buffer for one message of `fpe` at a time.
+        pub fn for_message<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>>(
+            fpe: &Fpe<D, C>,
+        ) -> Self {
+            Self::with_size(fpe.scratch_size())
+        }
+
+        /// A buffer for [`Fpe::lanes`] messages of `fpe` in lockstep.
+        pub fn for_lockstep<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>>(
+            fpe: &Fpe<D, C>,
+        ) -> Self {
+            Self::with_size(fpe.lockstep_scratch_size())
+        }
+
+        /// A buffer of `size`.
         pub fn with_size(size: ScratchSize) -> Self {
             let mut buf = Self::new();
             buf.reserve(size);
             buf
         }
 
-        /// Grows the buffers to at least `size`.
+        /// Grows the buffers to at least `size` (to serve several ciphers, say).
         pub fn reserve(&mut self, size: ScratchSize) {
             if self.keystream.len() < size.keystream_bytes {
                 self.keystream.resize(size.keystream_bytes, 0);
@@ -85,9 +102,8 @@ mod owned {
             }
         }
 
-        /// Borrows the buffers, grown to `size` first.
-        pub fn scratch(&mut self, size: ScratchSize) -> Scratch<'_> {
-            self.reserve(size);
+        /// Borrows the buffers for a call.
+        pub fn scratch(&mut self) -> Scratch<'_> {
             Scratch::new(&mut self.keystream, &mut self.keys)
         }
     }

@@ -1,5 +1,6 @@
-//! Riffpe over large arrays: integers (`u64`, `u128`) or flat digit arrays, in three modes that
-//! give identical results.
+//! Riffpe over large arrays: integers (`u64`, `u128`) or flat digit arrays, in lockstep on one
+//! core or on every core, with one tweak for all or one per message; both modes give identical
+//! results.
 //!
 //! ```
 //! use riffpe::{Riffpe, integer::DigitOrder};
@@ -14,7 +15,7 @@
 //! assert!(cards.iter().all(|&c| c < 10_000_000_000_000_000));
 //! batch.decrypt_ints(&mut cards)?;
 //! assert_eq!(cards, original);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # Ok::<(), riffpe::Error>(())
 //! ```
 //!
 //! # When parallel pays
@@ -37,13 +38,11 @@ use cipher::BlockCipherEncrypt;
 use cipher::consts::U16;
 use rayon::prelude::*;
 use riffpe::integer::{DigitOrder, Integer, from_digits, max_value, to_digits};
-use riffpe::{Fpe, Radices, ScratchBuf};
+use riffpe::{Fpe, MessageError, Radices, ScratchBuf, Tweak};
 
-/// How a batch is processed. Every mode gives the same output.
+/// How a batch is spread over cores. Both modes give the same output.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Mode {
-    /// One message after another: the baseline, bound by AES latency.
-    Single,
     /// Several messages advance together so their AES chains fill the pipeline (one core).
     #[default]
     Lockstep,
@@ -51,28 +50,7 @@ pub enum Mode {
     Parallel,
 }
 
-/// A message of a batch was refused: nothing in the batch was changed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BatchError {
-    /// Position of the offending message in the batch.
-    pub index: usize,
-    /// Why it was refused.
-    pub error: riffpe::Error,
-}
-
-impl fmt::Display for BatchError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "message {}: {}", self.index, self.error)
-    }
-}
-
-impl std::error::Error for BatchError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.error)
-    }
-}
-
-/// Messages per chunk: the unit of work of a thread, and of the sequential modes' buffers.
+/// Messages per chunk: the unit of work of a thread, and of the sequential mode's buffers.
 /// Large enough to amortise scheduling and fill every lane, small enough to balance.
 const CHUNK: usize = 1024;
 
@@ -80,28 +58,32 @@ const CHUNK: usize = 1024;
 const MAX_LANE_SCRATCH: usize = 32 << 20;
 
 /// Batch operations over one cipher object.
-pub struct Batch<'f, D, C> {
+///
+/// Errors are [`MessageError`]s whose message index counts from the start of the batch; on
+/// error nothing in the batch has changed.
+pub struct Batch<'f, 't, D, C> {
     fpe: &'f Fpe<D, C>,
     order: DigitOrder,
     mode: Mode,
+    tweak: Tweak<'t>,
 }
 
-impl<D: Radices, C> fmt::Debug for Batch<'_, D, C> {
+impl<D: Radices, C> fmt::Debug for Batch<'_, '_, D, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Batch")
             .field("fpe", self.fpe)
             .field("order", &self.order)
             .field("mode", &self.mode)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
-impl<D, C> Clone for Batch<'_, D, C> {
+impl<D, C> Clone for Batch<'_, '_, D, C> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<D, C> Copy for Batch<'_, D, C> {}
+impl<D, C> Copy for Batch<'_, '_, D, C> {}
 
 /// One thread's working memory: digits of a chunk and the cipher's scratch. Reused across
 /// chunks, so nothing is allocated per message.
@@ -110,17 +92,18 @@ struct Workspace {
     scratch: ScratchBuf,
 }
 
-impl<'f, D, C> Batch<'f, D, C>
+impl<'f, 't, D, C> Batch<'f, 't, D, C>
 where
     D: Radices + Sync,
     C: BlockCipherEncrypt<BlockSize = U16> + Sync,
 {
-    /// Little-endian integers, [`Mode::Lockstep`].
+    /// Little-endian integers, [`Mode::Lockstep`], the cipher's fixed tweak.
     pub fn new(fpe: &'f Fpe<D, C>) -> Self {
         Batch {
             fpe,
             order: DigitOrder::LittleEndian,
             mode: Mode::default(),
+            tweak: Tweak::Fixed,
         }
     }
 
@@ -130,32 +113,55 @@ where
         self
     }
 
-    /// How the batch is processed.
+    /// How the batch is spread over cores.
     pub fn mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
         self
+    }
+
+    /// The tweak: [`Tweak::PerMessage`] takes one per message of the batch.
+    ///
+    /// ```
+    /// use riffpe::{Riffpe, Tweak};
+    /// use riffpe_batch::{Batch, Mode};
+    ///
+    /// let fpe = Riffpe::new(10, 9, &[0x2b; 16], b"")?;
+    /// let mut ssns: Vec<u64> = vec![123_45_6789, 123_45_6789];
+    /// let customers: [&[u8]; 2] = [b"customer 17", b"customer 18"];
+    /// let batch = Batch::new(&fpe).tweak(Tweak::PerMessage(&customers)).mode(Mode::Parallel);
+    /// batch.encrypt_ints(&mut ssns)?;
+    /// assert_ne!(ssns[0], ssns[1]); // same number, another tweak
+    /// # Ok::<(), riffpe::Error>(())
+    /// ```
+    pub fn tweak<'u>(self, tweak: Tweak<'u>) -> Batch<'f, 'u, D, C> {
+        Batch {
+            fpe: self.fpe,
+            order: self.order,
+            mode: self.mode,
+            tweak,
+        }
     }
 
     /// Encrypts every integer in place.
     ///
     /// Errors, before changing anything, if the domain's size does not fit `T` (a ciphertext
     /// might not) or an integer is not below it.
-    pub fn encrypt_ints<T: Integer + Send>(&self, values: &mut [T]) -> Result<(), BatchError> {
+    pub fn encrypt_ints<T: Integer + Send>(&self, values: &mut [T]) -> Result<(), MessageError> {
         self.ints(values, true)
     }
 
     /// Decrypts every integer in place (errors as [`Batch::encrypt_ints`]).
-    pub fn decrypt_ints<T: Integer + Send>(&self, values: &mut [T]) -> Result<(), BatchError> {
+    pub fn decrypt_ints<T: Integer + Send>(&self, values: &mut [T]) -> Result<(), MessageError> {
         self.ints(values, false)
     }
 
     /// Encrypts a flat array of messages, [`Fpe::digits`] digits each.
-    pub fn encrypt_digits(&self, digits: &mut [u32]) -> Result<(), BatchError> {
+    pub fn encrypt_digits(&self, digits: &mut [u32]) -> Result<(), MessageError> {
         self.digits(digits, true)
     }
 
     /// Decrypts a flat array of messages, [`Fpe::digits`] digits each.
-    pub fn decrypt_digits(&self, digits: &mut [u32]) -> Result<(), BatchError> {
+    pub fn decrypt_digits(&self, digits: &mut [u32]) -> Result<(), MessageError> {
         self.digits(digits, false)
     }
 
@@ -166,13 +172,10 @@ where
         share.max(self.fpe.lanes()).clamp(1, CHUNK)
     }
 
-    /// Scratch for `messages` messages: as many lanes as the backend runs, but no more than
-    /// there are messages and within [`MAX_LANE_SCRATCH`].
-    fn scratch_size(&self, messages: usize) -> riffpe::ScratchSize {
+    /// Scratch for chunks of up to `messages` messages: as many lanes as the backend runs,
+    /// but no more than there are messages and within [`MAX_LANE_SCRATCH`].
+    fn scratch(&self, messages: usize) -> ScratchBuf {
         let one = self.fpe.scratch_size();
-        if self.mode == Mode::Single {
-            return one;
-        }
         let per_lane = one.keystream_bytes + 8 * one.keys;
         let lanes = self
             .fpe
@@ -180,129 +183,113 @@ where
             .min(MAX_LANE_SCRATCH / per_lane)
             .min(messages)
             .max(1);
-        riffpe::ScratchSize {
+        ScratchBuf::with_size(riffpe::ScratchSize {
             keystream_bytes: one.keystream_bytes * lanes,
             keys: one.keys * lanes,
+        })
+    }
+
+    /// The number of messages, after checking that the tweaks match it.
+    fn count(&self, messages: usize) -> Result<usize, MessageError> {
+        match self.tweak {
+            Tweak::PerMessage(tweaks) if tweaks.len() != messages => {
+                Err(MessageError::TweakCount {
+                    messages,
+                    tweaks: tweaks.len(),
+                })
+            }
+            _ => Ok(messages),
         }
     }
 
-    /// Buffers for chunks of up to `messages` messages.
-    fn workspace(&self, messages: usize) -> Workspace {
-        let messages = messages.min(CHUNK);
-        Workspace {
-            digits: vec![0; messages * self.fpe.digits()],
-            scratch: ScratchBuf::with_size(self.scratch_size(messages)),
-        }
-    }
-
-    /// Encrypts or decrypts `digits` (whole messages) with the batch's mode on one thread.
+    /// Encrypts or decrypts `digits` (whole messages, the first of them message `first` of
+    /// the batch) on one thread.
     fn run_chunk(
         &self,
+        first: usize,
         digits: &mut [u32],
         scratch: &mut ScratchBuf,
         encrypt: bool,
-    ) -> Result<(), riffpe::Error> {
-        let mut scratch = scratch.scratch(self.scratch_size(digits.len() / self.fpe.digits()));
-        match (self.mode, encrypt) {
-            (Mode::Single, true) => digits
-                .chunks_exact_mut(self.fpe.digits())
-                .try_for_each(|m| self.fpe.encrypt_with(m, &mut scratch)),
-            (Mode::Single, false) => digits
-                .chunks_exact_mut(self.fpe.digits())
-                .try_for_each(|m| self.fpe.decrypt_with(m, &mut scratch)),
-            (_, true) => self.fpe.encrypt_many_with(digits, &mut scratch),
-            (_, false) => self.fpe.decrypt_many_with(digits, &mut scratch),
-        }
+    ) -> Result<(), MessageError> {
+        let tweak = self.tweak.slice(first, digits.len() / self.fpe.digits());
+        let result = if encrypt {
+            self.fpe.encrypt_with(tweak, digits, &mut scratch.scratch())
+        } else {
+            self.fpe.decrypt_with(tweak, digits, &mut scratch.scratch())
+        };
+        result.map_err(|e| e.offset(first))
     }
 
-    fn ints<T: Integer + Send>(&self, values: &mut [T], encrypt: bool) -> Result<(), BatchError> {
+    fn ints<T: Integer + Send>(&self, values: &mut [T], encrypt: bool) -> Result<(), MessageError> {
         let domain = self.fpe.domain();
         let l = domain.digits();
+        let count = self.count(values.len())?;
         // Check everything first, so an error leaves the batch untouched.
-        let max: T = max_value(domain).map_err(|error| BatchError { index: 0, error })?;
-        if let Some(index) = values.iter().position(|&v| v > max) {
-            return Err(BatchError {
-                index,
-                error: riffpe::Error::ValueOutOfDomain,
-            });
+        let max: T = max_value(domain)?;
+        if let Some(message) = values.iter().position(|&v| v > max) {
+            return Err(MessageError::ValueOutOfDomain { message });
         }
         let order = self.order;
-        let count = values.len();
-        let run = |work: &mut Workspace, chunk: &mut [T]| -> Result<(), riffpe::Error> {
-            let digits = &mut work.digits[..chunk.len() * l];
-            for (v, m) in chunk.iter().zip(digits.chunks_exact_mut(l)) {
-                to_digits(*v, domain, order, m)?;
+        let chunk = match self.mode {
+            Mode::Lockstep => CHUNK,
+            Mode::Parallel => self.parallel_chunk(count),
+        };
+        let run = |work: &mut Workspace, (c, values): (usize, &mut [T])| {
+            let first = c * chunk;
+            let digits = &mut work.digits[..values.len() * l];
+            for (v, m) in values.iter().zip(digits.chunks_exact_mut(l)) {
+                to_digits(*v, domain, order, m).map_err(|e| e.offset(first))?;
             }
-            self.run_chunk(digits, &mut work.scratch, encrypt)?;
-            for (v, m) in chunk.iter_mut().zip(digits.chunks_exact(l)) {
+            self.run_chunk(first, digits, &mut work.scratch, encrypt)?;
+            for (v, m) in values.iter_mut().zip(digits.chunks_exact(l)) {
                 *v = from_digits(m, domain, order)?;
             }
             Ok(())
         };
-        let unexpected = |error| BatchError { index: 0, error };
+        let workspace = || Workspace {
+            digits: vec![0; chunk.min(count) * l],
+            scratch: self.scratch(chunk.min(count)),
+        };
         match self.mode {
-            Mode::Single | Mode::Lockstep => {
-                let mut work = self.workspace(values.len());
+            Mode::Lockstep => {
+                let mut work = workspace();
                 values
-                    .chunks_mut(CHUNK)
-                    .try_for_each(|chunk| run(&mut work, chunk))
-                    .map_err(unexpected)
+                    .chunks_mut(chunk)
+                    .enumerate()
+                    .try_for_each(|item| run(&mut work, item))
             }
-            Mode::Parallel => {
-                let chunk = self.parallel_chunk(count);
-                values
-                    .par_chunks_mut(chunk)
-                    .try_for_each_init(|| self.workspace(chunk), run)
-                    .map_err(unexpected)
-            }
+            Mode::Parallel => values
+                .par_chunks_mut(chunk)
+                .enumerate()
+                .try_for_each_init(workspace, run),
         }
     }
 
-    fn digits(&self, digits: &mut [u32], encrypt: bool) -> Result<(), BatchError> {
+    fn digits(&self, digits: &mut [u32], encrypt: bool) -> Result<(), MessageError> {
         let l = self.fpe.digits();
-        if !digits.len().is_multiple_of(l) {
-            return Err(BatchError {
-                index: digits.len() / l,
-                error: riffpe::Error::MessageLength {
-                    expected: l,
-                    actual: digits.len() % l,
-                },
-            });
-        }
-        // Check everything first, so an error leaves the batch untouched.
-        let domain = self.fpe.domain();
-        for (index, m) in digits.chunks_exact(l).enumerate() {
-            for (position, (&digit, radix)) in m.iter().zip(domain.radices()).enumerate() {
-                if digit >= radix {
-                    return Err(BatchError {
-                        index,
-                        error: riffpe::Error::DigitOutOfRange {
-                            index: position,
-                            digit,
-                            radix,
-                        },
-                    });
-                }
-            }
-        }
-        let run =
-            |scratch: &mut ScratchBuf, chunk: &mut [u32]| self.run_chunk(chunk, scratch, encrypt);
-        let unexpected = |error| BatchError { index: 0, error };
+        // The core's checks over the whole batch first, so an error leaves it untouched.
+        self.fpe.check(digits)?;
+        let count = self.count(digits.len() / l)?;
+        let chunk = match self.mode {
+            Mode::Lockstep => CHUNK,
+            Mode::Parallel => self.parallel_chunk(count),
+        };
+        let run = |scratch: &mut ScratchBuf, (c, digits): (usize, &mut [u32])| {
+            self.run_chunk(c * chunk, digits, scratch, encrypt)
+        };
+        let scratch = || self.scratch(chunk.min(count));
         match self.mode {
-            Mode::Single | Mode::Lockstep => {
-                let mut scratch = ScratchBuf::with_size(self.scratch_size(digits.len() / l));
+            Mode::Lockstep => {
+                let mut buf = scratch();
                 digits
-                    .chunks_mut(CHUNK * l)
-                    .try_for_each(|chunk| run(&mut scratch, chunk))
-                    .map_err(unexpected)
+                    .chunks_mut(chunk * l)
+                    .enumerate()
+                    .try_for_each(|item| run(&mut buf, item))
             }
-            Mode::Parallel => {
-                let chunk = self.parallel_chunk(digits.len() / l);
-                digits
-                    .par_chunks_mut(chunk * l)
-                    .try_for_each_init(|| ScratchBuf::with_size(self.scratch_size(chunk)), run)
-                    .map_err(unexpected)
-            }
+            Mode::Parallel => digits
+                .par_chunks_mut(chunk * l)
+                .enumerate()
+                .try_for_each_init(scratch, run),
         }
     }
 }

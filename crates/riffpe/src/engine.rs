@@ -167,14 +167,7 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
         layout,
         iv,
     } = keyed;
-    let digits = domain.digits();
-    if !messages.len().is_multiple_of(digits) {
-        return Err(MessageError::MessageLength {
-            expected: digits,
-            actual: messages.len(),
-        });
-    }
-    let count = messages.len() / digits;
+    let count = check(domain, messages)?;
     if let Tweak::PerMessage(tweaks) = tweak
         && tweaks.len() != count
     {
@@ -182,9 +175,6 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
             messages: count,
             tweaks: tweaks.len(),
         });
-    }
-    for (m, message) in messages.chunks_exact(digits).enumerate() {
-        domain.check_message(message).map_err(|e| e.offset(m))?;
     }
     // As many lanes as the backend runs at once, the messages need and the scratch holds.
     let one = layout.scratch_size(1);
@@ -220,6 +210,22 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
         direction,
     });
     Ok(())
+}
+
+/// Checks that `messages` are whole messages of `domain`, each digit below its radix, and
+/// returns how many there are.
+pub(crate) fn check(domain: Domain<'_>, messages: &[u32]) -> Result<usize, MessageError> {
+    let digits = domain.digits();
+    if !messages.len().is_multiple_of(digits) {
+        return Err(MessageError::MessageLength {
+            expected: digits,
+            actual: messages.len(),
+        });
+    }
+    for (m, message) in messages.chunks_exact(digits).enumerate() {
+        domain.check_message(message).map_err(|e| e.offset(m))?;
+    }
+    Ok(messages.len() / digits)
 }
 
 /// Messages in groups of `lanes`, as a closure over the AES backend.

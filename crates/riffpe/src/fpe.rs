@@ -277,6 +277,12 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
         self.layout.scratch_size(self.lanes())
     }
 
+    /// Checks messages as every call does (whole messages, each digit below its radix)
+    /// without encrypting them: for callers that split work and must refuse it all up front.
+    pub fn check(&self, messages: &[u32]) -> Result<(), MessageError> {
+        engine::check(self.domain(), messages).map(|_| ())
+    }
+
     fn run(
         &self,
         tweak: Tweak<'_>,

@@ -146,6 +146,8 @@ pub(crate) struct Layout {
     pub digits: usize,
     /// How a step's permutation is read off its keystream.
     pub selection: crate::Selection,
+    /// Which code selects in lockstep, chosen from `selection` and the CPU.
+    pub kernel: crate::select::Kernel,
 }
 
 impl Layout {
@@ -190,6 +192,7 @@ impl Layout {
             max_radix,
             digits,
             selection: crate::Selection::default(),
+            kernel: crate::select::Kernel::detect(crate::Selection::default(), max_radix),
         };
         let needed = layout.scratch_bytes();
         if needed > crate::MAX_SCRATCH_BYTES {

@@ -16,8 +16,8 @@ use cipher::{
 };
 
 use crate::domain::{Domain, Layout};
-use crate::lanes::{self, Blocks, Work};
-use crate::select::{Histogram, KeyLayout, Selection};
+use crate::select::group::{self, Blocks, Work};
+use crate::select::{Histogram, Kernel, KeyLayout, Selection};
 use crate::{MessageError, Scratch, Tweak};
 
 /// One AES block.
@@ -123,9 +123,8 @@ pub(crate) fn setup<C: BlockCipherEncrypt<BlockSize = U16>>(
 }
 
 /// How many blocks the cipher's backend encrypts at once on this CPU (8 for AES-NI, 30 for
-/// VAES-256, 64 for VAES-512, 8 for ARMv8): the number of lanes worth running together. Twice
-/// as many, in two backend calls per block, were not faster: lockstep Riffpe(100, 8) on AES-NI
-/// measured 9 % slower, between builds of two checkouts, which can differ by more (Cargo.toml).
+/// VAES-256, 64 for VAES-512, 8 for ARMv8): the number of lanes worth running together (more
+/// lanes, in several backend calls per block, only add scratch).
 pub(crate) fn backend_lanes<C: BlockCipherEncrypt<BlockSize = U16>>(cipher: &C) -> usize {
     struct Lanes<'a>(&'a mut usize);
     impl BlockSizeUser for Lanes<'_> {
@@ -192,7 +191,7 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
     }
     let lanes = if lockstep {
         backend_lanes(cipher)
-            .min(lanes::MAX_LANES)
+            .min(group::MAX_LANES)
             .min(fit)
             .min(count)
     } else {
@@ -373,8 +372,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             let (keys, counts) =
                 self.keys[..keys_stride].split_at_mut(self.layout.max_radix as usize);
             // One chain is bound by AES latency: make keys while the next block is in flight, and
-            // file them by bucket, which spares selection a pass over all keys (single-message
-            // Riffpe(100, 8) encryption 4 % faster in paired runs).
+            // file them by bucket, which spares selection a pass over all keys.
             let keystream = &mut self.keystream[..ks_stride];
             let mut histogram = keyed.histogram(counts, count);
             single_chain(
@@ -388,14 +386,12 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             );
             let digit = &mut messages[i];
             *digit = keyed.select_with(selection, keystream, keys, &histogram, forward, *digit);
-        } else if selection == Selection::Fast
-            && n <= lanes::MAX_RADIX
-            && lanes::pays()
+        } else if let Kernel::Group(kernel) = self.layout.kernel
             && self.keys.len() >= Work::words(n)
         {
             // Many chains are bound by AES throughput: the backend writes each block row
             // straight into the keystream (S_1 from the states, then row from row), and
-            // selection runs for all lanes at once, lanes innermost (see `lanes`).
+            // selection runs for all lanes at once, lanes innermost (see `select::group`).
             let row_bytes = lanes * 16;
             let keystream = &mut self.keystream[..(blocks + 1) * row_bytes];
             let (rows, _) = Array::slice_as_chunks_mut(keystream);
@@ -409,23 +405,21 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             }
             let blocks = Blocks::new(&self.keystream[..(blocks + 1) * row_bytes], lanes, keyed);
             let work = Work::new(self.keys, n);
-            let mut column = [0u32; lanes::MAX_LANES];
+            let mut column = [0u32; group::MAX_LANES];
             for (lane, digit) in column[..lanes].iter_mut().enumerate() {
                 *digit = messages[lane * digits + i];
             }
             if forward {
-                lanes::forward(&blocks, work, &mut column);
+                kernel.forward(&blocks, work, &mut column);
             } else {
-                lanes::inverse(&blocks, work, &mut column);
+                kernel.inverse(&blocks, work, &mut column);
             }
             for (lane, &digit) in column[..lanes].iter().enumerate() {
                 messages[lane * digits + i] = digit;
             }
         } else {
             // Many chains are bound by AES throughput: keep the block loop lean, then make each
-            // lane's keys from its keystream, contiguous and cache-friendly. (Making each lane's
-            // keys between the blocks, as one chain does, made lockstep Riffpe(100, 8) twice as
-            // slow, and 1.5–1.8× as slow with the keys one block behind the AES output.)
+            // lane's keys from its keystream, contiguous and cache-friendly.
             for block in 0..blocks {
                 self.encrypt_states(lanes);
                 let at = block * 16;
@@ -443,7 +437,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                     // Ranking needs no stored keys: one pass over the keystream.
                     keyed.inverse_from_keystream(keystream, *digit)
                 } else {
-                    // Counted, not filed: filing made lockstep encryption 7–16 % slower (paired runs).
+                    // Counted, not filed: filing costs more than the gathering pass it spares here.
                     let mut histogram = keyed.histogram(counts, false);
                     keyed.make_keys(keystream, keys, &mut histogram, count);
                     keyed.select_with(selection, keystream, keys, &histogram, forward, *digit)
@@ -502,10 +496,8 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
     }
 }
 
-/// `state ^= input` for one block, as one 128-bit XOR. A loop over the bytes compiled to 16
-/// byte loads and stores, which for one message sit between each step's selection and its
-/// first AES call (the XOR made Riffpe(10, 16) 15–19 % faster for one message and 7–10 % in
-/// lockstep, paired runs).
+/// `state ^= input` for one block, as one 128-bit XOR: a loop over the bytes compiles to 16
+/// byte loads and stores, between each step's selection and its first AES call.
 #[inline(always)]
 fn xor_block(state: &mut AesBlock, input: &[u8]) {
     let mut bytes = [0u8; 16];

@@ -167,6 +167,7 @@ impl<'t, D: Radices> Builder<'t, D> {
     ) -> Result<Fpe<D, C>, SetupError> {
         let mut layout = Layout::new(self.domain.domain(), self.bytes_per_value)?;
         layout.selection = self.selection;
+        layout.kernel = crate::select::Kernel::detect(self.selection, layout.max_radix);
         let iv = engine::setup(&cipher, self.domain.domain(), self.tweak);
         Ok(Fpe {
             cipher,

@@ -19,8 +19,6 @@ mod engine;
 mod error;
 mod fpe;
 pub mod integer;
-#[allow(unsafe_code)]
-mod lanes;
 mod scratch;
 mod select;
 mod tweak;

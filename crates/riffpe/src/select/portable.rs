@@ -1,44 +1,16 @@
-//! The permutation of one digit step, read off its keystream (SPEC: "Sort the pairs (v_k, k)").
-//!
-//! Pairs are never sorted. Each value becomes a 64-bit key: its leading bits above, its index
-//! in the low `index_bits`, so keys order as pairs do unless two leading parts are equal and
-//! the values are longer than the leading part; only then are whole values compared.
-//!
-//! For one message, keys are made while the keystream is generated, where they cost nothing:
-//! each AES block waits on the one before, and the ALU is idle meanwhile. Forward (π) also files
-//! keys by bucket of leading bits there; selecting the x-th key then looks at one small bucket.
-//! In lockstep with radices up to 255 on a CPU with AVX-512, `lanes` does the same for the
-//! whole group at once; otherwise (other CPUs, constant-time selection, larger radices) keys are made from each lane's whole
-//! keystream and only counted per bucket, and forward gathers the one bucket in a pass over the
-//! keys. Inverse (π⁻¹) counts the keys below one key in a single branch-free pass.
+//! Lane-by-lane selection: a step's keys made from one lane's keystream, then π by a bucket of
+//! leading bits and π⁻¹ by one counting pass. Every CPU runs it; it is also the oracle the
+//! group kernels are tested against.
 
 use core::cmp::Ordering;
 
-/// How the permutation of a digit step is read off its keystream.
-///
-/// Both give identical results; they differ in what their timing can reveal.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Selection {
-    /// Expected O(n) per step: keys are counted into buckets of their leading bits and the
-    /// x-th key is looked for in one bucket (encryption); ranking counts in one pass
-    /// (decryption). Which bucket is touched, and how many keys it holds, depend on the
-    /// keystream and the digit, so timing and cache traces depend on secret values.
-    #[default]
-    Fast,
-    /// O(n²) per step, with branches and memory accesses that depend only on the radix and
-    /// `bytes_per_value`: every key's rank is counted branch-free and the answer is picked with
-    /// masks (encryption); the digit's key is fetched by a masked scan and ranked (decryption).
-    /// The one exception is a tie of a value's leading 64 bits with another's, which happens with
-    /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100) and then compares
-    /// the two values in full.
-    ConstantTime,
-}
+use super::{Selection, mask};
 
 /// Most buckets per step: 256 counters keep the histogram small and cheap to clear.
 pub(crate) const MAX_BUCKETS: usize = 256;
 
-/// Radices up to this use 16 buckets (about 6 keys each at radix 100; 4 buckets for radix 10
-/// made lockstep encryption 7–13 % slower in paired runs).
+/// Radices up to this use 16 buckets (about 6 keys each at radix 100; fewer buckets for small
+/// radices do not pay).
 const SMALL_RADIX: u32 = 255;
 
 /// Buckets up to this many keys are searched by counting ranks (quadratic, branch-free).
@@ -112,7 +84,7 @@ impl KeyLayout {
     }
 
     #[inline]
-    fn index_mask(&self) -> u64 {
+    pub(super) fn index_mask(&self) -> u64 {
         (1u64 << self.index_bits) - 1
     }
 
@@ -182,7 +154,7 @@ impl KeyLayout {
 
     /// Whole pairs, for keys whose leading parts are equal.
     #[cold]
-    fn tie_cmp(&self, keystream: &[u8], a: u64, b: u64) -> Ordering {
+    pub(super) fn tie_cmp(&self, keystream: &[u8], a: u64, b: u64) -> Ordering {
         let mask = self.index_mask();
         let (ia, ib) = ((a & mask) as usize, (b & mask) as usize);
         let value = |i: usize| &keystream[i * self.bytes_per_value..(i + 1) * self.bytes_per_value];
@@ -190,7 +162,7 @@ impl KeyLayout {
     }
 
     #[inline]
-    fn cmp(&self, keystream: &[u8], a: u64, b: u64) -> Ordering {
+    pub(super) fn cmp(&self, keystream: &[u8], a: u64, b: u64) -> Ordering {
         if self.exact || (a ^ b) & self.value_mask != 0 {
             a.cmp(&b)
         } else {
@@ -220,8 +192,7 @@ impl KeyLayout {
         // Pairs with equal leading parts share a bucket, so whole-value ties are settled here.
         let rank = (u64::from(x) - below) as usize;
         if keys.len() <= SMALL_BUCKET {
-            // A few keys: rank each branch-free instead of a selection's branches and calls
-            // (encryption up to 3 % faster: medians of paired runs, Riffpe(100, 8), (10, 16)).
+            // A few keys: rank each branch-free instead of a selection's branches and calls.
             return self.pick(keystream, keys, rank as u32);
         }
         let (_, nth, _) = keys.select_nth_unstable_by(rank, |&a, &b| self.cmp(keystream, a, b));
@@ -263,7 +234,7 @@ impl KeyLayout {
     /// whose rank is `x` is picked with masks, so nothing branches on which one it is (save a
     /// tie of leading bits, see [`Selection::ConstantTime`]).
     #[inline(always)]
-    fn pick(&self, keystream: &[u8], keys: &[u64], x: u32) -> u32 {
+    pub(super) fn pick(&self, keystream: &[u8], keys: &[u64], x: u32) -> u32 {
         let mut found = 0u64;
         for &key in keys {
             let rank = self.rank(keystream, keys.iter().copied(), key);
@@ -316,25 +287,6 @@ impl KeyLayout {
         }
     }
 
-    /// π(x) without secret-dependent branches or memory accesses: every key's rank is
-    /// counted, and the index whose rank is x is picked with masks.
-    #[inline(always)]
-    fn forward_constant_time(&self, keystream: &[u8], keys: &[u64], x: u32) -> u32 {
-        self.pick(keystream, &keys[..self.n as usize], x)
-    }
-
-    /// π⁻¹(k) without secret-dependent branches or memory accesses: key `k` is fetched by a
-    /// masked scan, then ranked.
-    #[inline(always)]
-    fn inverse_constant_time(&self, keystream: &[u8], keys: &[u64], k: u32) -> u32 {
-        let keys = &keys[..self.n as usize];
-        let mut pivot = 0u64;
-        for (j, &key) in keys.iter().enumerate() {
-            pivot |= key & mask(j as u32 == k);
-        }
-        self.rank(keystream, keys.iter().copied(), pivot)
-    }
-
     /// π(x) when `forward`, else π⁻¹(x).
     #[inline(always)]
     pub fn select(
@@ -363,7 +315,12 @@ impl KeyLayout {
     /// leading bits equal the pivot's are counted alongside; only if one besides the pivot
     /// itself does, and keys are not exact, are whole values compared in a second pass.
     #[inline(always)]
-    fn rank(&self, keystream: &[u8], keys: impl Iterator<Item = u64> + Clone, pivot: u64) -> u32 {
+    pub(super) fn rank(
+        &self,
+        keystream: &[u8],
+        keys: impl Iterator<Item = u64> + Clone,
+        pivot: u64,
+    ) -> u32 {
         let mut below = 0u32;
         let mut same_lead = 0u32;
         for key in keys.clone() {
@@ -382,9 +339,8 @@ impl KeyLayout {
 /// How many keys fall in each bucket of leading bits: per bucket, the count in the low 32 bits
 /// and, when keys are filed, the index of the last key filed there in the high 32.
 ///
-/// Counters live in memory: 16 byte-wide counters packed in a `u128` needed a two-word variable
-/// shift per key, and lockstep encryption took a fifth longer with them (criterion, Riffpe(100,
-/// 8) on 1 MiB).
+/// Counters live in memory: 16 byte-wide counters packed in a `u128` need a two-word variable
+/// shift per key.
 pub(crate) struct Histogram<'c> {
     counts: &'c mut [u64],
     /// Keys are filed by bucket ([`KeyLayout::file`]), not only counted.
@@ -415,96 +371,5 @@ impl Histogram<'_> {
             below += count;
         }
         (self.counts.len() - 1, below) // unreachable: the counts sum to n > x
-    }
-}
-
-/// All ones when `condition` holds, else zero, without a branch.
-#[inline(always)]
-fn mask(condition: bool) -> u64 {
-    u64::from(condition).wrapping_neg()
-}
-
-#[cfg(test)]
-pub(crate) mod tests {
-    //! Ties of leading bits cannot be reached through AES output in any test's lifetime
-    //! (2^-44 per step at radix 100), so these tests draw keystreams from a tiny alphabet, full
-    //! of them, and check every selection path against a plain sort of the pairs.
-
-    extern crate std;
-
-    use super::*;
-    use proptest::prelude::*;
-    use std::vec::Vec;
-
-    /// π as SPEC defines it: the indices of the pairs (value, index) in sorted order.
-    pub(crate) fn plain_permutation(keystream: &[u8], n: usize, b: usize) -> Vec<u32> {
-        let value = |k: u32| &keystream[k as usize * b..(k as usize + 1) * b];
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_by(|&x, &y| value(x).cmp(value(y)).then(x.cmp(&y)));
-        order
-    }
-
-    /// `(n, b, keystream)`: values drawn from 1 to 3 byte values make most leading parts
-    /// collide (inexact keys for b ≥ 9); 256 gives equal short values now and then.
-    fn step() -> impl Strategy<Value = (usize, usize, Vec<u8>)> {
-        (
-            2usize..=300,
-            1usize..=20,
-            prop_oneof![Just(1u16), Just(2), Just(3), Just(256)],
-        )
-            .prop_flat_map(|(n, b, alphabet)| {
-                let byte = (0..alphabet).prop_map(|x| x as u8);
-                (Just(n), Just(b), proptest::collection::vec(byte, n * b))
-            })
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
-
-        #[test]
-        fn every_selection_path_matches_a_plain_sort((n, b, mut keystream) in step()) {
-            let layout = KeyLayout::new(n as u32, b);
-            // Every value's 8 leading bytes must be readable: slack past the last one.
-            keystream.extend_from_slice(&[0; 8]);
-            let pi = plain_permutation(&keystream, n, b);
-            let mut keys = std::vec![0u64; n];
-            let mut counts = [0u64; MAX_BUCKETS];
-            for x in 0..n as u32 {
-                let k = pi[x as usize];
-                // Fast selection with keys counted (lockstep) and filed (one message).
-                for (selection, filed) in [
-                    (Selection::Fast, false),
-                    (Selection::Fast, true),
-                    (Selection::ConstantTime, false),
-                ] {
-                    let mut histogram = layout.histogram(&mut counts, filed);
-                    if filed {
-                        for j in 0..n {
-                            layout.file(&mut keys, &mut histogram, layout.key(&keystream, j));
-                        }
-                    } else {
-                        let count = selection == Selection::Fast;
-                        layout.make_keys(&keystream, &mut keys, &mut histogram, count);
-                    }
-                    let forward =
-                        layout.select_with(selection, &keystream, &mut keys, &histogram, true, x);
-                    prop_assert_eq!(
-                        forward, k, "π({}), {:?}, filed {}, n {}, b {}", x, selection, filed, n, b
-                    );
-
-                    let mut histogram = layout.histogram(&mut counts, false);
-                    layout.make_keys(&keystream, &mut keys, &mut histogram, false);
-                    let inverse =
-                        layout.select_with(selection, &keystream, &mut keys, &histogram, false, k);
-                    prop_assert_eq!(inverse, x, "π⁻¹({}), {:?}, n {}, b {}", k, selection, n, b);
-                }
-                prop_assert_eq!(
-                    layout.inverse_from_keystream(&keystream, k),
-                    x,
-                    "π⁻¹({}) from keystream",
-                    k
-                );
-            }
-        }
     }
 }

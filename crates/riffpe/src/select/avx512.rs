@@ -1,0 +1,319 @@
+//! The group kernel's passes in AVX-512 intrinsics: the one file of the crate with `unsafe`.
+
+use core::arch::x86_64::*;
+
+use super::KeyLayout;
+use super::group::{
+    BUCKET_SHIFT, Blocks, CHUNK, Counts, MARK_WORDS, Marks, Passes, Picked, Work, by_chunks,
+    pick_large, pivots, rank_digits, sort16,
+};
+
+cpufeatures::new!(avx512_cpu, "avx512f", "avx512bw", "avx512vl");
+
+/// Proof that this CPU has AVX-512 F, BW and VL: only [`Avx512::detect`] makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Avx512(());
+
+impl Avx512 {
+    pub(super) fn detect() -> Option<Avx512> {
+        avx512_cpu::get().then_some(Avx512(()))
+    }
+
+    #[inline(always)]
+    pub(super) fn forward(self, blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+        // SAFETY: `self` exists only where the CPU has the features `forward_avx512` is built
+        // with.
+        unsafe { forward_avx512(blocks, work, digits) }
+    }
+
+    #[inline(always)]
+    pub(super) fn inverse(self, blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+        // SAFETY: as for `forward`.
+        unsafe { inverse_avx512(blocks, work, digits) }
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn forward_avx512(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    if blocks.layout.n as usize <= SMALL_RADIX {
+        forward_small(blocks, digits)
+    } else {
+        // Closures, not the functions: a `#[target_feature]` function does not implement
+        // the `Fn` traits.
+        let passes = Passes {
+            count: |b: &Blocks<'_>, first, count, rows: &mut [[u64; CHUNK]]| {
+                count_rows(b, first, count, rows)
+            },
+            mark: |rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]| mark_rows(rows, buckets),
+            rank: |b: &Blocks<'_>, p: &Picked<'_>, d: &mut [u32]| rank_slots(b, p, d),
+        };
+        by_chunks(blocks, work, digits, passes)
+    }
+}
+
+/// Radices up to this rank every key against every other, eight lanes to a vector: n²
+/// compares beat counting, choosing a bucket and sorting it when n is this small.
+const SMALL_RADIX: usize = 16;
+
+/// π(x) for every lane by ranking all keys: key k is the answer where exactly x keys lie
+/// below it.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn forward_small(blocks: &Blocks<'_>, digits: &mut [u32]) {
+    let layout = &blocks.layout;
+    let n = layout.n as usize;
+    for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+        let first = chunk * CHUNK;
+        let mut rows = [[0u64; CHUNK]; SMALL_RADIX];
+        let rows = &mut rows[..n];
+        make_rows(blocks, first, digits.len(), rows);
+        let keys: [__m512i; SMALL_RADIX] =
+            core::array::from_fn(|k| rows.get(k).map_or(_mm512_setzero_si512(), |r| load(r)));
+        let x = core::array::from_fn(|l| digits.get(l).map_or(0, |&d| u64::from(d)));
+        let (found, ties) = select8(&keys[..n], load(&x), layout);
+        let found = array(found);
+        for (l, digit) in digits.iter_mut().enumerate() {
+            *digit = if ties & (1 << l) == 0 {
+                layout.index(found[l]) as u32
+            } else {
+                let all = core::array::from_fn(|w| mask_below(n, w));
+                pick_large(blocks, rows, first, l, all, x[l])
+            };
+        }
+    }
+}
+
+/// Word `w` of the set of values `0..n`.
+#[inline(always)]
+fn mask_below(n: usize, w: usize) -> u64 {
+    match n.saturating_sub(64 * w) {
+        0 => 0,
+        bits @ 1..64 => (1 << bits) - 1,
+        _ => u64::MAX,
+    }
+}
+
+/// [`super::count_rows`], a row of keys made and counted as one vector.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn count_rows(
+    blocks: &Blocks<'_>,
+    first: usize,
+    count: usize,
+    rows: &mut [[u64; CHUNK]],
+) -> Counts {
+    make_rows(blocks, first, count, rows);
+    let (one, byte) = (_mm512_set1_epi64(1), _mm512_set1_epi64(0x38));
+    let (mut low, mut high) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+    for row in rows.iter() {
+        let keys = load(row);
+        let at = _mm512_and_si512(_mm512_srli_epi64::<{ BUCKET_SHIFT - 3 }>(keys), byte);
+        let counter = _mm512_sllv_epi64(one, at);
+        let upper = _mm512_cmplt_epi64_mask(keys, _mm512_setzero_si512());
+        low = _mm512_mask_add_epi64(low, !upper, low, counter);
+        high = _mm512_mask_add_epi64(high, upper, high, counter);
+    }
+    (array(low), array(high))
+}
+
+/// The rows of the [`CHUNK`] lanes from `first` on, `count` of which exist (a chunk of
+/// fewer lanes than [`CHUNK`] by the portable code).
+///
+/// Keys as [`Blocks::chunk_row`] makes them, a row at a time: the lanes' 16 words of the value's
+/// block row (and of the next, if the value starts in a block's second half) loaded as
+/// two vectors, their first and second halves picked into one vector each and
+/// byte-swapped to big-endian, then shifted together. (As a function of its own this was
+/// not inlined, and each row went through the stack.)
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; CHUNK]]) {
+    if count < CHUNK {
+        for (k, row) in rows.iter_mut().enumerate() {
+            blocks.chunk_row(k, first, count, row);
+        }
+        return;
+    }
+    let swap = _mm512_set_epi64(
+        0x0809_0a0b_0c0d_0e0f,
+        0x0001_0203_0405_0607,
+        0x0809_0a0b_0c0d_0e0f,
+        0x0001_0203_0405_0607,
+        0x0809_0a0b_0c0d_0e0f,
+        0x0001_0203_0405_0607,
+        0x0809_0a0b_0c0d_0e0f,
+        0x0001_0203_0405_0607,
+    );
+    let firsts = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    let seconds = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+    let value_mask = _mm512_set1_epi64(blocks.layout.value_mask() as i64);
+    let lines = |j: usize| {
+        let (lines, _) = blocks.block_row(j)[first * 16..][..128].as_chunks::<64>();
+        (load_bytes(&lines[0]), load_bytes(&lines[1]))
+    };
+    let half = |(a, b): (__m512i, __m512i), which| {
+        _mm512_shuffle_epi8(_mm512_permutex2var_epi64(a, which, b), swap)
+    };
+    for (k, row) in rows.iter_mut().enumerate() {
+        let offset = k * blocks.layout.bytes_per_value();
+        let (block, byte) = (offset / 16, offset % 16);
+        let lead = match byte {
+            0 => half(lines(block), firsts),
+            8 => half(lines(block), seconds),
+            _ => {
+                let (high, low) = if byte < 8 {
+                    let words = lines(block);
+                    (half(words, firsts), half(words, seconds))
+                } else {
+                    (half(lines(block), seconds), half(lines(block + 1), firsts))
+                };
+                let shift = 8 * (byte % 8) as i64;
+                _mm512_or_si512(
+                    _mm512_sll_epi64(high, _mm_cvtsi64_si128(shift)),
+                    _mm512_srl_epi64(low, _mm_cvtsi64_si128(64 - shift)),
+                )
+            }
+        };
+        let key = _mm512_and_si512(lead, value_mask);
+        store(row, _mm512_or_si512(key, _mm512_set1_epi64(k as i64)));
+    }
+}
+
+/// [`super::mark_rows`], a row's keys compared with the lanes' buckets as one vector.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn mark_rows(rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]) -> Marks {
+    let buckets = load(buckets);
+    let mut marks = [[0u64; CHUNK]; MARK_WORDS];
+    for (mark, rows) in marks.iter_mut().zip(rows.chunks(64)) {
+        let mut set = _mm512_setzero_si512();
+        for (bit, row) in rows.iter().enumerate() {
+            let bucket = _mm512_srli_epi64::<BUCKET_SHIFT>(load(row));
+            let hit = _mm512_cmpeq_epi64_mask(bucket, buckets);
+            set = _mm512_mask_or_epi64(set, hit, set, _mm512_set1_epi64(1 << bit));
+        }
+        *mark = array(set);
+    }
+    marks
+}
+
+/// [`super::rank_slots`], the eight lanes in one vector.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
+    let keys = picked.slots.each_ref().map(|s| load(s));
+    let (found, ties) = select16(keys, load(&picked.ranks), &blocks.layout);
+    let found = array(found);
+    for (l, digit) in digits.iter_mut().enumerate() {
+        *digit = if !picked.small(l) || ties & (1 << l) != 0 {
+            picked.large(blocks, l)
+        } else {
+            blocks.layout.index(found[l]) as u32
+        };
+    }
+}
+
+/// For eight lanes (lane `l` in word `l` of each vector): the key of rank `x` among 16
+/// `keys` (by the sorting network [`SORT16`](super::SORT16)), and the lanes where another key shares
+/// that key's leading bits, so that key order may not be pair order there.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn select16(mut keys: [__m512i; 16], x: __m512i, layout: &KeyLayout) -> (__m512i, __mmask8) {
+    sort16(&mut keys, |a, b| {
+        (_mm512_min_epu64(a, b), _mm512_max_epu64(a, b))
+    });
+    let mut found = _mm512_setzero_si512();
+    for (rank, &key) in keys.iter().enumerate() {
+        let here = _mm512_cmpeq_epu64_mask(x, _mm512_set1_epi64(rank as i64));
+        found = _mm512_mask_mov_epi64(found, here, key);
+    }
+    (found, ties(&keys, found, layout))
+}
+
+/// For eight lanes (lane `l` in word `l` of each vector): the key with exactly `x` of
+/// `keys` below it, and the lanes where another key shares that key's leading bits, so
+/// that key order may not be pair order there.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn select8(keys: &[__m512i], x: __m512i, layout: &KeyLayout) -> (__m512i, __mmask8) {
+    let one = _mm512_set1_epi64(1);
+    let mut found = _mm512_setzero_si512();
+    for &pivot in keys {
+        let mut below = _mm512_setzero_si512();
+        for &other in keys {
+            let less = _mm512_cmplt_epu64_mask(other, pivot);
+            below = _mm512_mask_add_epi64(below, less, below, one);
+        }
+        found = _mm512_mask_mov_epi64(found, _mm512_cmpeq_epu64_mask(below, x), pivot);
+    }
+    (found, ties(keys, found, layout))
+}
+
+/// The lanes where a key other than `found` shares its leading bits (none if keys hold
+/// whole values).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn ties(keys: &[__m512i], found: __m512i, layout: &KeyLayout) -> __mmask8 {
+    if layout.exact() {
+        return 0;
+    }
+    let one = _mm512_set1_epi64(1);
+    let value_mask = _mm512_set1_epi64(layout.value_mask() as i64);
+    let mut same = _mm512_setzero_si512();
+    for &other in keys {
+        let equal = _mm512_testn_epi64_mask(_mm512_xor_si512(other, found), value_mask);
+        same = _mm512_mask_add_epi64(same, equal, same, one);
+    }
+    _mm512_cmpneq_epu64_mask(same, one)
+}
+
+/// Eight words as a vector.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load(words: &[u64; CHUNK]) -> __m512i {
+    // SAFETY: `words` is 64 readable bytes; the load is unaligned.
+    unsafe { _mm512_loadu_si512(words.as_ptr().cast()) }
+}
+
+/// 64 bytes as a vector.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_bytes(bytes: &[u8; 64]) -> __m512i {
+    // SAFETY: `bytes` is 64 readable bytes; the load is unaligned.
+    unsafe { _mm512_loadu_si512(bytes.as_ptr().cast()) }
+}
+
+/// A vector into eight words.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn store(words: &mut [u64; CHUNK], v: __m512i) {
+    // SAFETY: `words` is 64 writable bytes; the store is unaligned.
+    unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), v) }
+}
+
+/// A vector's eight words.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn array(v: __m512i) -> [u64; CHUNK] {
+    let mut words = [0; CHUNK];
+    store(&mut words, v);
+    words
+}
+
+/// the portable inverse (the tests' oracle) a chunk at a time: the chunk's rows made as vectors, then each
+/// compared with the lanes' pivots as one vector.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn inverse_avx512(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    let rows = work.rows;
+    let one = _mm512_set1_epi64(1);
+    let value_mask = _mm512_set1_epi64(blocks.layout.value_mask() as i64);
+    for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+        let first = chunk * CHUNK;
+        make_rows(blocks, first, digits.len(), rows);
+        let pivots = pivots(rows, digits);
+        let pivot = load(&pivots);
+        let (mut below, mut same) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+        for row in rows.iter() {
+            let key = load(row);
+            let less = _mm512_cmplt_epu64_mask(key, pivot);
+            below = _mm512_mask_add_epi64(below, less, below, one);
+            let tied = _mm512_testn_epi64_mask(_mm512_xor_si512(key, pivot), value_mask);
+            same = _mm512_mask_add_epi64(same, tied, same, one);
+        }
+        rank_digits(blocks, first, &pivots, array(below), array(same), digits);
+    }
+}

@@ -1,0 +1,502 @@
+//! The permutations of one digit step for a whole group of lanes at once (lockstep with
+//! [`Selection::Fast`](crate::Selection::Fast), radices up to [`MAX_RADIX`]).
+//!
+//! The keystream stays in the order the AES backend makes it, block by block: block `j` of
+//! every lane side by side ([`Blocks`]). Lanes are selected for in chunks of [`CHUNK`] (eight,
+//! one AVX-512 vector of keys): the key of value `k` is made for the chunk's lanes at once (a
+//! row), every pass reads only the chunk's `n` rows (small enough for L1), and every pass runs
+//! over the lanes innermost, so no loop carries a chain of dependent operations. The engine uses this
+//! on x86-64 CPUs found at run time to have AVX-512 ([`pays`]); there the passes that the
+//! compiler vectorized badly are written with intrinsics (`simd`). The portable code is the
+//! reference they are tested against, on every target, and handles a group's last chunk of
+//! fewer than eight lanes.
+//!
+//! - Inverse (decryption): the rows, then one pass counts, per lane, the keys below the lane's
+//!   pivot.
+//! - Forward (encryption): the rows, then one pass counts each lane's keys in 16 buckets of
+//!   their leading 4 bits (byte counters, packed eight to a word); a second marks the keys of
+//!   the bucket holding each lane's x-th key; then each lane's marked keys (a few) are
+//!   gathered into 16 slots, and the chunk's slots are sorted by a sorting network.
+//!
+//! Keys and ties are those of [`KeyLayout`]: a key orders as its value unless two values share
+//! their leading bits, and then the values are compared in full (a cold path).
+
+use core::cmp::Ordering;
+
+use crate::select::KeyLayout;
+
+/// Largest radix handled here: bucket counts are bytes, and a lane's marks are 4 words of 64.
+pub(crate) const MAX_RADIX: u32 = 255;
+
+/// Most lanes in a group: the widest AES backend (VAES-512) runs 64 blocks at once.
+pub(crate) const MAX_LANES: usize = 64;
+
+/// Lanes selected together: eight keys, one AVX-512 vector.
+pub(super) const CHUNK: usize = 8;
+
+/// Words in a lane's set of marked values (one bit per value, radix ≤ 256).
+pub(super) const MARK_WORDS: usize = 4;
+
+/// Buckets of leading bits, 16 byte counters in two words per lane.
+pub(super) const BUCKET_SHIFT: u32 = 60;
+
+/// Keys of a bucket sorted branch-free in slots; larger buckets are gathered and selected
+/// from by [`pick_large`]. The x-th key's bucket holds 1 + Binomial(n − 1, 1/16) keys: more than 16
+/// about once in 2 400 steps at radix 100, once in 5 at 200, every other step at 255.
+pub(super) const SMALL_BUCKET: usize = 16;
+
+/// One digit step's keystream for a group of lanes, block by block: block `j` of lane `l` is
+/// `bytes[(j·lanes + l)·16 ..][..16]`. One block row of slack follows the last block, so that
+/// every value's 8 leading bytes can be read.
+pub(crate) struct Blocks<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) lanes: usize,
+    pub(super) layout: KeyLayout,
+}
+
+impl<'a> Blocks<'a> {
+    /// The keystream of `lanes` lanes in `bytes`, which holds the step's blocks and a row of
+    /// slack.
+    #[inline(always)]
+    pub fn new(bytes: &'a [u8], lanes: usize, layout: KeyLayout) -> Self {
+        Blocks {
+            bytes,
+            lanes,
+            layout,
+        }
+    }
+
+    /// Bytes of one block row: block `j` of every lane.
+    #[inline(always)]
+    pub(super) fn block_row(&self, j: usize) -> &'a [u8] {
+        let width = self.lanes * 16;
+        &self.bytes[j * width..][..width]
+    }
+
+    /// The keys of value `k` of the [`CHUNK`] lanes from `first` on, `count` of which exist;
+    /// the others get `u64::MAX`.
+    #[inline(always)]
+    pub(super) fn chunk_row(&self, k: usize, first: usize, count: usize, row: &mut [u64; CHUNK]) {
+        if count == CHUNK {
+            self.row_of(k, first, row);
+        } else {
+            *row = [u64::MAX; CHUNK];
+            self.row_of(k, first, &mut row[..count]);
+        }
+    }
+
+    /// The keys of value `k` of lanes `first..first + row.len()`, into `row`.
+    ///
+    /// A lane's keystream read as big-endian words: the value's 8 leading bytes start in word
+    /// `k·b / 8`, at byte `k·b mod 8`, so they are that word shifted left and topped up from
+    /// the next. Word and shift are the same for every lane, so each case is a plain loop over
+    /// the lanes' blocks.
+    #[inline(always)]
+    pub(super) fn row_of(&self, k: usize, first: usize, row: &mut [u64]) {
+        let offset = k * self.layout.bytes_per_value();
+        let (block, shift) = (offset / 16, 8 * (offset % 8) as u32);
+        let lanes = |j| &self.block_row(j)[first * 16..][..row.len() * 16];
+        let (blocks, _) = lanes(block).as_chunks::<16>();
+        let key = |lead| self.layout.key_from_lead(lead, k);
+        match (shift, offset % 16 < 8) {
+            (0, true) => {
+                for (out, block) in row.iter_mut().zip(blocks) {
+                    *out = key(halves(block).0);
+                }
+            }
+            (0, false) => {
+                for (out, block) in row.iter_mut().zip(blocks) {
+                    *out = key(halves(block).1);
+                }
+            }
+            (_, true) => {
+                for (out, block) in row.iter_mut().zip(blocks) {
+                    let (high, low) = halves(block);
+                    *out = key(high << shift | low >> (64 - shift));
+                }
+            }
+            (_, false) => {
+                let (next, _) = lanes(block + 1).as_chunks::<16>();
+                for (out, (block, next)) in row.iter_mut().zip(blocks.iter().zip(next)) {
+                    let lead = halves(block).1 << shift | halves(next).0 >> (64 - shift);
+                    *out = key(lead);
+                }
+            }
+        }
+    }
+
+    /// The key of value `k` of one lane (as [`Blocks::chunk_row`] makes it).
+    #[inline(always)]
+    pub(super) fn key(&self, lane: usize, k: usize) -> u64 {
+        let offset = k * self.layout.bytes_per_value();
+        let (i, shift) = (offset / 8, 8 * (offset % 8) as u32);
+        let lead = if shift == 0 {
+            self.word(lane, i)
+        } else {
+            self.word(lane, i) << shift | self.word(lane, i + 1) >> (64 - shift)
+        };
+        self.layout.key_from_lead(lead, k)
+    }
+
+    /// Big-endian word `i` of one lane's keystream: half `i mod 2` of its block `i / 2`. Loaded
+    /// directly: going through the block's halves cost a store and a reload per word (a sixth
+    /// of lockstep Riffpe(10, 16) decryption).
+    #[inline(always)]
+    pub(super) fn word(&self, lane: usize, i: usize) -> u64 {
+        let at = ((i / 2) * self.lanes + lane) * 16 + (i % 2) * 8;
+        self.bytes
+            .get(at..)
+            .and_then(<[u8]>::first_chunk::<8>)
+            .map_or(0, |word| u64::from_be_bytes(*word))
+    }
+
+    /// Bytes of lane `lane`'s keystream from `offset` on.
+    pub(super) fn read(&self, lane: usize, offset: usize, out: &mut [u8]) {
+        for (at, byte) in (offset..).zip(out) {
+            *byte = self.block_row(at / 16)[lane * 16 + at % 16];
+        }
+    }
+
+    /// Pairs `(value, index)` of one lane compared in full, for keys whose leading bits tie.
+    #[cold]
+    pub(super) fn cmp_pairs(&self, lane: usize, a: u64, b: u64) -> Ordering {
+        let b_len = self.layout.bytes_per_value();
+        let (ia, ib) = (self.layout.index(a), self.layout.index(b));
+        let (mut x, mut y) = ([0u8; 16], [0u8; 16]);
+        let mut done = 0;
+        while done < b_len {
+            let len = (b_len - done).min(16);
+            self.read(lane, ia * b_len + done, &mut x[..len]);
+            self.read(lane, ib * b_len + done, &mut y[..len]);
+            match x[..len].cmp(&y[..len]) {
+                Ordering::Equal => done += len,
+                order => return order,
+            }
+        }
+        ia.cmp(&ib)
+    }
+
+    /// Key order, made exact where two keys' leading bits tie.
+    #[inline]
+    pub(super) fn cmp(&self, lane: usize, a: u64, b: u64) -> Ordering {
+        if self.layout.exact() || !self.layout.same_lead(a, b) {
+            a.cmp(&b)
+        } else {
+            self.cmp_pairs(lane, a, b)
+        }
+    }
+}
+
+/// A keystream block's two halves as big-endian words.
+#[inline(always)]
+pub(super) fn halves(block: &[u8; 16]) -> (u64, u64) {
+    let (mut high, mut low) = ([0u8; 8], [0u8; 8]);
+    high.copy_from_slice(&block[..8]);
+    low.copy_from_slice(&block[8..]);
+    (u64::from_be_bytes(high), u64::from_be_bytes(low))
+}
+
+/// Working memory for [`forward`] and [`inverse`], carved from the key scratch: the rows of
+/// one [`CHUNK`] of lanes, whatever the group's size.
+pub(crate) struct Work<'w> {
+    /// `n` rows of [`CHUNK`] keys.
+    pub(super) rows: &'w mut [[u64; CHUNK]],
+}
+
+impl<'w> Work<'w> {
+    /// Working memory for radix `n` from `keys`, which must hold [`Work::words`] of them.
+    #[inline]
+    pub fn new(keys: &'w mut [u64], n: u32) -> Self {
+        let (rows, _) = keys[..Self::words(n)].as_chunks_mut::<CHUNK>();
+        Work { rows }
+    }
+
+    /// Words of key scratch for radix `n`.
+    #[inline]
+    pub fn words(n: u32) -> usize {
+        n as usize * CHUNK
+    }
+}
+
+/// Per-lane counts of keys in 16 buckets of leading bits: byte `c mod 8` of word `c / 8` of
+/// `low` (buckets 0–7) and `high` (8–15).
+pub(super) type Counts = ([u64; CHUNK], [u64; CHUNK]);
+
+/// Per-lane sets of values, one bit each.
+pub(super) type Marks = [[u64; CHUNK]; MARK_WORDS];
+
+/// The steps of one chunk's selection that the AVX-512 build writes with intrinsics, where
+/// the compiler's own vectorization of the portable ones went wrong (it vectorized across
+/// values, gathering one key per row).
+pub(super) struct Passes<C, M, R> {
+    /// Makes the rows of the [`CHUNK`] lanes from lane `first` on, `count` of which exist,
+    /// and counts their keys by bucket.
+    pub(super) count: C,
+    /// Marks each lane's keys in its bucket.
+    pub(super) mark: M,
+    /// Each lane's key of its rank in its bucket, as its value.
+    pub(super) rank: R,
+}
+
+/// Selects for each [`CHUNK`] of lanes in turn, every pass over that chunk's rows: 6.4 KB for
+/// radix 100, which fit in L1, where the rows of all 64 lanes of VAES-512 (51 KB) did not.
+#[inline(always)]
+pub(super) fn by_chunks<C, M, R>(
+    blocks: &Blocks<'_>,
+    work: Work<'_>,
+    digits: &mut [u32],
+    passes: Passes<C, M, R>,
+) where
+    C: Fn(&Blocks<'_>, usize, usize, &mut [[u64; CHUNK]]) -> Counts,
+    M: Fn(&[[u64; CHUNK]], &[u64; CHUNK]) -> Marks,
+    R: Fn(&Blocks<'_>, &Picked<'_>, &mut [u32]),
+{
+    let rows = work.rows;
+    for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+        let first = chunk * CHUNK;
+        let (low, high) = (passes.count)(blocks, first, digits.len(), rows);
+
+        // Each lane's bucket of the x-th key, the x-th key's rank inside it and the bucket's
+        // size, from the counts' running sums (bytes too: they reach at most n).
+        let (mut buckets, mut ranks, mut sizes) = ([0; CHUNK], [0; CHUNK], [0; CHUNK]);
+        for l in 0..CHUNK {
+            let x = digits.get(l).map_or(0, |&x| x.into());
+            (buckets[l], ranks[l], sizes[l]) = find_bucket(low[l], high[l], x);
+        }
+
+        let marks = (passes.mark)(rows, &buckets);
+        let slots = gather(rows, &marks, &sizes, digits.len());
+        let picked = Picked {
+            rows,
+            first,
+            marks,
+            ranks,
+            sizes,
+            slots,
+        };
+        (passes.rank)(blocks, &picked, digits);
+    }
+}
+
+/// The bucket holding the x-th key, the x-th key's rank inside it and the bucket's size, from
+/// 16 bucket counts in bytes (`low`: buckets 0–7, `high`: 8–15). Multiplying by `0x0101…01`
+/// turns the counts into running sums, which never pass n ≤ 255 and so never carry into the
+/// next byte; the bucket is the number of running sums at or below x, found by a branch-free
+/// binary search.
+#[inline(always)]
+pub(super) fn find_bucket(low: u64, high: u64, x: u64) -> (u64, u64, u64) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let low = low.wrapping_mul(ONES);
+    let high = high
+        .wrapping_mul(ONES)
+        .wrapping_add((low >> 56).wrapping_mul(ONES));
+    let sums = u128::from(high) << 64 | u128::from(low);
+    let sum = |bucket: u64| (sums >> (8 * bucket)) as u64 & 0xff;
+    let mut bucket = 0;
+    for step in [8, 4, 2, 1] {
+        bucket += step & u64::from(sum(bucket + step - 1) <= x).wrapping_neg();
+    }
+    let below = if bucket == 0 { 0 } else { sum(bucket - 1) };
+    (bucket, x - below, sum(bucket) - below)
+}
+
+/// The marked keys of the first `count` lanes, in slots: slot `s` of lane `l` is
+/// `slots[s][l]`, and slots past a lane's keys hold `u64::MAX`. Lanes whose bucket holds more
+/// than [`SMALL_BUCKET`] keys are left to [`pick_large`].
+#[inline(always)]
+pub(super) fn gather(
+    rows: &[[u64; CHUNK]],
+    marks: &[[u64; CHUNK]; MARK_WORDS],
+    sizes: &[u64; CHUNK],
+    count: usize,
+) -> [[u64; CHUNK]; SMALL_BUCKET] {
+    let mut slots = [[u64::MAX; CHUNK]; SMALL_BUCKET];
+    for (l, &size) in sizes.iter().enumerate().take(count) {
+        if size as usize > SMALL_BUCKET {
+            continue;
+        }
+        // Not by `Marked`: its per-item word scan is slower than this loop over the words.
+        let mut slot = 0;
+        for (w, marks) in marks.iter().enumerate().take(rows.len().div_ceil(64)) {
+            let mut word = marks[l];
+            while word != 0 {
+                let k = w * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                if let (Some(slot), Some(row)) = (slots.get_mut(slot), rows.get(k)) {
+                    slot[l] = row[l];
+                }
+                slot += 1;
+            }
+        }
+    }
+    slots
+}
+
+/// One chunk's buckets of keys, for picking the key of a rank from each.
+pub(super) struct Picked<'a> {
+    /// The chunk's rows, and its first lane.
+    pub(super) rows: &'a [[u64; CHUNK]],
+    pub(super) first: usize,
+    /// Per lane: the bucket's values (one bit each), the rank of the key to pick and the
+    /// bucket's size.
+    pub(super) marks: [[u64; CHUNK]; MARK_WORDS],
+    pub(super) ranks: [u64; CHUNK],
+    pub(super) sizes: [u64; CHUNK],
+    /// The keys of buckets up to [`SMALL_BUCKET`] (see [`gather`]).
+    pub(super) slots: [[u64; CHUNK]; SMALL_BUCKET],
+}
+
+impl Picked<'_> {
+    /// Whether lane `l`'s bucket was gathered into its slots.
+    #[inline(always)]
+    pub(super) fn small(&self, l: usize) -> bool {
+        self.sizes[l] as usize <= SMALL_BUCKET
+    }
+
+    /// Lane `l`'s value by [`pick_large`].
+    pub(super) fn large(&self, blocks: &Blocks<'_>, l: usize) -> u32 {
+        let set = core::array::from_fn(|w| self.marks[w][l]);
+        pick_large(blocks, self.rows, self.first, l, set, self.ranks[l])
+    }
+}
+
+/// A sorting network for 16 keys: after compare-exchanging each pair `(a, b)` in turn
+/// (smaller to `a`), the keys are in order. Batcher's odd–even merge sort, 63 pairs.
+pub(super) const SORT16: [(u8, u8); 63] = odd_even_merge_sort();
+
+/// Sorts 16 items by [`SORT16`], `exchange(a, b)` giving the smaller and the larger.
+/// Unrolled, so that the items stay in registers (a loop over the pairs goes through memory).
+#[inline(always)]
+pub(super) fn sort16<T: Copy>(items: &mut [T; 16], exchange: impl Fn(T, T) -> (T, T)) {
+    macro_rules! steps {
+        ($($i:literal)*) => {$(
+            let (a, b) = (SORT16[$i].0 as usize, SORT16[$i].1 as usize);
+            (items[a], items[b]) = exchange(items[a], items[b]);
+        )*};
+    }
+    steps!(
+        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+        32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60
+        61 62
+    );
+}
+
+/// The pairs of Batcher's odd–even merge sort of 16 items, layer by layer.
+pub(super) const fn odd_even_merge_sort() -> [(u8, u8); 63] {
+    const N: usize = 16;
+    let mut pairs = [(0, 0); 63];
+    let mut len = 0;
+    let mut p = 1;
+    while p < N {
+        let mut k = p;
+        while k >= 1 {
+            let mut j = k % p;
+            while j + k < N {
+                let mut i = 0;
+                while i < k && i + j + k < N {
+                    if (i + j) / (2 * p) == (i + j + k) / (2 * p) {
+                        pairs[len] = ((i + j) as u8, (i + j + k) as u8);
+                        len += 1;
+                    }
+                    i += 1;
+                }
+                j += 2 * k;
+            }
+            k /= 2;
+        }
+        p *= 2;
+    }
+    assert!(len == pairs.len());
+    pairs
+}
+
+/// The pick for a bucket of more than [`SMALL_BUCKET`] keys or with tied leading bits: the
+/// marked keys of lane `l` of the chunk from lane `first` on gathered, and the one of rank
+/// `rank` selected in expected linear time, keys compared in full where their leading bits
+/// tie. Not cold: above radix 128 buckets this large are common (see [`SMALL_BUCKET`]).
+#[inline(never)]
+pub(super) fn pick_large(
+    blocks: &Blocks<'_>,
+    rows: &[[u64; CHUNK]],
+    first: usize,
+    l: usize,
+    set: [u64; MARK_WORDS],
+    rank: u64,
+) -> u32 {
+    let mut keys = [0u64; MAX_RADIX as usize];
+    let mut len = 0;
+    for (key, k) in keys.iter_mut().zip(Marked(set)) {
+        *key = rows[k][l];
+        len += 1;
+    }
+    let keys = &mut keys[..len];
+    if rank as usize >= keys.len() {
+        return unreachable_rank();
+    }
+    let lane = first + l;
+    let (_, nth, _) = keys.select_nth_unstable_by(rank as usize, |&a, &b| blocks.cmp(lane, a, b));
+    blocks.layout.index(*nth) as u32
+}
+
+/// Each lane's pivot: the key of its value k, which is in row k.
+#[inline(always)]
+pub(super) fn pivots(rows: &[[u64; CHUNK]], digits: &[u32]) -> [u64; CHUNK] {
+    core::array::from_fn(|l| {
+        let row = digits.get(l).and_then(|&k| rows.get(k as usize));
+        row.map_or(0, |row| row[l])
+    })
+}
+
+/// Each lane's rank, from the count of keys below its pivot, unless another key shares the
+/// pivot's leading bits (`same` counts the pivot too): then counted again, keys compared in full.
+#[inline(always)]
+pub(super) fn rank_digits(
+    blocks: &Blocks<'_>,
+    first: usize,
+    pivots: &[u64; CHUNK],
+    below: [u64; CHUNK],
+    same: [u64; CHUNK],
+    digits: &mut [u32],
+) {
+    for (l, digit) in digits.iter_mut().enumerate() {
+        *digit = if blocks.layout.exact() || same[l] == 1 {
+            below[l] as u32
+        } else {
+            rank_exact(blocks, first + l, pivots[l])
+        };
+    }
+}
+
+/// The rank of `pivot` among lane `lane`'s keys, compared in full where leading bits tie.
+#[cold]
+#[inline(never)]
+pub(super) fn rank_exact(blocks: &Blocks<'_>, lane: usize, pivot: u64) -> u32 {
+    (0..blocks.layout.n as usize)
+        .filter(|&k| blocks.cmp(lane, blocks.key(lane, k), pivot) == Ordering::Less)
+        .count() as u32
+}
+
+/// A rank outside the bucket cannot happen: the bucket was chosen to hold it.
+#[cold]
+pub(super) fn unreachable_rank() -> u32 {
+    0
+}
+
+/// The indices marked in a lane's set, in increasing order.
+pub(super) struct Marked(pub(super) [u64; MARK_WORDS]);
+
+impl Iterator for Marked {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        for (w, word) in self.0.iter_mut().enumerate() {
+            if *word != 0 {
+                let bit = word.trailing_zeros() as usize;
+                *word &= *word - 1;
+                return Some(w * 64 + bit);
+            }
+        }
+        None
+    }
+}

@@ -1,0 +1,136 @@
+//! The permutation of one digit step, read off its keystream (SPEC: "Sort the pairs (v_k, k)").
+//!
+//! Pairs are never sorted. Each value becomes a 64-bit key: its leading bits above, its index
+//! in the low `index_bits`, so keys order as pairs do unless two leading parts are equal and
+//! the values are longer than the leading part; only then are whole values compared.
+//!
+//! For one message, keys are made while the keystream is generated, where they cost nothing:
+//! each AES block waits on the one before, and the ALU is idle meanwhile. Forward (π) also files
+//! keys by bucket of leading bits there; selecting the x-th key then looks at one small bucket.
+//! In lockstep, keys are made from each lane's whole keystream and only counted per bucket,
+//! and forward gathers the one bucket in a pass over the keys; inverse (π⁻¹) counts the keys
+//! below one key in a single branch-free pass. On x86-64 with AVX-512 and radices up to 255,
+//! the group kernel does this for eight lanes at a time.
+//!
+//! One backend a file: `portable` (lane by lane, every CPU), `constant_time`, `group` (the
+//! group kernel's shared passes) and `avx512` (its intrinsics, the only `unsafe` here).
+//! [`Kernel::detect`] picks among them once, when a cipher is built.
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod avx512;
+mod constant_time;
+// Only the AVX-512 kernel runs the group passes; elsewhere they compile for its tests' sake.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) mod group;
+mod portable;
+#[cfg(test)]
+mod tests;
+
+#[cfg(test)]
+use portable::MAX_BUCKETS;
+pub(crate) use portable::{Histogram, KeyLayout};
+
+/// How the permutation of a digit step is read off its keystream.
+///
+/// Both give identical results; they differ in what their timing can reveal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Selection {
+    /// Expected O(n) per step: keys are counted into buckets of their leading bits and the
+    /// x-th key is looked for in one bucket (encryption); ranking counts in one pass
+    /// (decryption). Which bucket is touched, and how many keys it holds, depend on the
+    /// keystream and the digit, so timing and cache traces depend on secret values.
+    #[default]
+    Fast,
+    /// O(n²) per step, with branches and memory accesses that depend only on the radix and
+    /// `bytes_per_value`: every key's rank is counted branch-free and the answer is picked with
+    /// masks (encryption); the digit's key is fetched by a masked scan and ranked (decryption).
+    /// The one exception is a tie of a value's leading 64 bits with another's, which happens with
+    /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100) and then compares
+    /// the two values in full.
+    ConstantTime,
+}
+
+/// All ones when `condition` holds, else zero, without a branch.
+#[inline(always)]
+pub(crate) fn mask(condition: bool) -> u64 {
+    u64::from(condition).wrapping_neg()
+}
+
+/// Which code selects in lockstep: chosen once, when a cipher is built, by [`Kernel::detect`].
+/// (One message at a time always runs lane by lane, with keys filed as its chain runs.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    /// Lane by lane ([`Selection::Fast`]).
+    PerLane,
+    /// Lane by lane, in constant time ([`Selection::ConstantTime`]).
+    ConstantTime,
+    /// Eight lanes at a time, on a CPU that runs the group kernel.
+    Group(Group),
+}
+
+impl Kernel {
+    /// The kernel for `selection` over radices up to `max_radix` on this CPU: the group kernel
+    /// where it pays (AVX-512, radices up to [`group::MAX_RADIX`]), else lane by lane.
+    pub(crate) fn detect(selection: Selection, max_radix: u32) -> Kernel {
+        match selection {
+            Selection::ConstantTime => Kernel::ConstantTime,
+            Selection::Fast => match Group::detect() {
+                Some(group) if max_radix <= group::MAX_RADIX => Kernel::Group(group),
+                _ => Kernel::PerLane,
+            },
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+type GroupIsa = avx512::Avx512;
+#[cfg(not(target_arch = "x86_64"))]
+type GroupIsa = core::convert::Infallible;
+
+/// Proof that this CPU runs the group kernel: only [`Group::detect`] makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Group(GroupIsa);
+
+impl Group {
+    fn detect() -> Option<Group> {
+        #[cfg(target_arch = "x86_64")]
+        return avx512::Avx512::detect().map(Group);
+        #[cfg(not(target_arch = "x86_64"))]
+        None
+    }
+
+    /// π(x) for every lane: `digits[l]` is lane `l`'s x, replaced by its π(x).
+    #[inline(always)]
+    pub(crate) fn forward(
+        self,
+        blocks: &group::Blocks<'_>,
+        work: group::Work<'_>,
+        digits: &mut [u32],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        self.0.forward(blocks, work, digits);
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (blocks, work, digits);
+            match self.0 {}
+        }
+    }
+
+    /// π⁻¹(k) for every lane: `digits[l]` is lane `l`'s k, replaced by its rank.
+    #[inline(always)]
+    pub(crate) fn inverse(
+        self,
+        blocks: &group::Blocks<'_>,
+        work: group::Work<'_>,
+        digits: &mut [u32],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        self.0.inverse(blocks, work, digits);
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (blocks, work, digits);
+            match self.0 {}
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! Every selection path against a plain sort of the pairs.
+
+pub(crate) mod per_lane {
+    //! Ties of leading bits cannot be reached through AES output in any test's lifetime
+    //! (2^-44 per step at radix 100), so these tests draw keystreams from a tiny alphabet, full
+    //! of them, and check every selection path against a plain sort of the pairs.
+
+    extern crate std;
+
+    use crate::select::{KeyLayout, MAX_BUCKETS, Selection};
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    /// π as SPEC defines it: the indices of the pairs (value, index) in sorted order.
+    pub(crate) fn plain_permutation(keystream: &[u8], n: usize, b: usize) -> Vec<u32> {
+        let value = |k: u32| &keystream[k as usize * b..(k as usize + 1) * b];
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by(|&x, &y| value(x).cmp(value(y)).then(x.cmp(&y)));
+        order
+    }
+
+    /// `(n, b, keystream)`: values drawn from 1 to 3 byte values make most leading parts
+    /// collide (inexact keys for b ≥ 9); 256 gives equal short values now and then.
+    fn step() -> impl Strategy<Value = (usize, usize, Vec<u8>)> {
+        (
+            2usize..=300,
+            1usize..=20,
+            prop_oneof![Just(1u16), Just(2), Just(3), Just(256)],
+        )
+            .prop_flat_map(|(n, b, alphabet)| {
+                let byte = (0..alphabet).prop_map(|x| x as u8);
+                (Just(n), Just(b), proptest::collection::vec(byte, n * b))
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn every_selection_path_matches_a_plain_sort((n, b, mut keystream) in step()) {
+            let layout = KeyLayout::new(n as u32, b);
+            // Every value's 8 leading bytes must be readable: slack past the last one.
+            keystream.extend_from_slice(&[0; 8]);
+            let pi = plain_permutation(&keystream, n, b);
+            let mut keys = std::vec![0u64; n];
+            let mut counts = [0u64; MAX_BUCKETS];
+            for x in 0..n as u32 {
+                let k = pi[x as usize];
+                // Fast selection with keys counted (lockstep) and filed (one message).
+                for (selection, filed) in [
+                    (Selection::Fast, false),
+                    (Selection::Fast, true),
+                    (Selection::ConstantTime, false),
+                ] {
+                    let mut histogram = layout.histogram(&mut counts, filed);
+                    if filed {
+                        for j in 0..n {
+                            layout.file(&mut keys, &mut histogram, layout.key(&keystream, j));
+                        }
+                    } else {
+                        let count = selection == Selection::Fast;
+                        layout.make_keys(&keystream, &mut keys, &mut histogram, count);
+                    }
+                    let forward =
+                        layout.select_with(selection, &keystream, &mut keys, &histogram, true, x);
+                    prop_assert_eq!(
+                        forward, k, "π({}), {:?}, filed {}, n {}, b {}", x, selection, filed, n, b
+                    );
+
+                    let mut histogram = layout.histogram(&mut counts, false);
+                    layout.make_keys(&keystream, &mut keys, &mut histogram, false);
+                    let inverse =
+                        layout.select_with(selection, &keystream, &mut keys, &histogram, false, k);
+                    prop_assert_eq!(inverse, x, "π⁻¹({}), {:?}, n {}, b {}", k, selection, n, b);
+                }
+                prop_assert_eq!(
+                    layout.inverse_from_keystream(&keystream, k),
+                    x,
+                    "π⁻¹({}) from keystream",
+                    k
+                );
+            }
+        }
+    }
+}
+
+mod group {
+    //! Every path against a plain sort of each lane's pairs, on keystreams drawn from tiny
+    //! alphabets so that leading bits tie often (real AES output would tie about 2^-44 per step).
+
+    extern crate std;
+
+    use super::per_lane::plain_permutation;
+    use crate::select::Kernel;
+    use crate::select::KeyLayout;
+    use crate::select::group::*;
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    // The portable group passes: the oracle the AVX-512 kernel is tested against.
+
+    /// π(x) for every lane by buckets of leading bits (the module doc's "Forward").
+    #[inline(always)]
+    fn forward_any(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+        let passes = Passes {
+            count: count_rows,
+            mark: mark_rows,
+            rank: rank_slots,
+        };
+        by_chunks(blocks, work, digits, passes);
+    }
+
+    /// `Passes::count`: the keys made one lane at a time, then counted a row at a time (in two
+    /// passes: a row read as one vector straight after its narrow stores waits for them).
+    #[inline(always)]
+    fn count_rows(
+        blocks: &Blocks<'_>,
+        first: usize,
+        count: usize,
+        rows: &mut [[u64; CHUNK]],
+    ) -> Counts {
+        for (k, row) in rows.iter_mut().enumerate() {
+            blocks.chunk_row(k, first, count, row);
+        }
+        let (mut low, mut high) = ([0u64; CHUNK], [0u64; CHUNK]);
+        for row in rows.iter() {
+            for l in 0..CHUNK {
+                let one = 1u64 << ((row[l] >> (BUCKET_SHIFT - 3)) & 0x38);
+                let upper = row[l] >> 63;
+                low[l] += one & upper.wrapping_sub(1);
+                high[l] += one & upper.wrapping_neg();
+            }
+        }
+        (low, high)
+    }
+
+    /// [`Kernel::mark`]: bit k of a lane's set when value k's key lies in the lane's bucket.
+    #[inline(always)]
+    fn mark_rows(rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]) -> Marks {
+        let mut marks = [[0u64; CHUNK]; MARK_WORDS];
+        for (mark, rows) in marks.iter_mut().zip(rows.chunks(64)) {
+            for (bit, row) in rows.iter().enumerate() {
+                let bit = 1u64 << bit;
+                for l in 0..CHUNK {
+                    mark[l] |= bit & u64::from(row[l] >> BUCKET_SHIFT == buckets[l]).wrapping_neg();
+                }
+            }
+        }
+        marks
+    }
+
+    /// Each lane's key of rank `ranks[l]` among its slots, as its value, the slots sorted by
+    /// [`SORT16`], branch-free. A slot past the bucket holds u64::MAX, above every key (or equal
+    /// to one, and then the same answer).
+    #[inline(always)]
+    fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
+        let layout = &blocks.layout;
+        let mut keys = picked.slots;
+        sort16(&mut keys, |a, b| {
+            let min = core::array::from_fn(|l| a[l].min(b[l]));
+            let max = core::array::from_fn(|l| a[l].max(b[l]));
+            (min, max)
+        });
+        for (l, digit) in digits.iter_mut().enumerate() {
+            let found = keys[(picked.ranks[l] as usize).min(SMALL_BUCKET - 1)][l];
+            // Key order is pair order unless another key shares the found key's leading bits
+            // (such keys share its bucket).
+            let tied = !layout.exact()
+                && keys
+                    .iter()
+                    .filter(|k| layout.same_lead(k[l], found))
+                    .count()
+                    != 1;
+            *digit = if !picked.small(l) || tied {
+                picked.large(blocks, l)
+            } else {
+                layout.index(found) as u32
+            };
+        }
+    }
+
+    /// π⁻¹(k) for every lane by counting, a [`CHUNK`] of lanes at a time, the keys below each
+    /// lane's pivot.
+    #[inline(always)]
+    fn inverse_any(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+        let rows = work.rows;
+        for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+            let first = chunk * CHUNK;
+            for (k, row) in rows.iter_mut().enumerate() {
+                blocks.chunk_row(k, first, digits.len(), row);
+            }
+            let pivots = pivots(rows, digits);
+            let (mut below, mut same) = ([0u64; CHUNK], [0u64; CHUNK]);
+            for row in rows.iter() {
+                for l in 0..CHUNK {
+                    below[l] += u64::from(row[l] < pivots[l]);
+                    same[l] += u64::from(blocks.layout.same_lead(row[l], pivots[l]));
+                }
+            }
+            rank_digits(blocks, first, &pivots, below, same, digits);
+        }
+    }
+
+    /// `(lanes, n, b, block-major keystream, one digit per lane)`.
+    fn group() -> impl Strategy<Value = (usize, usize, usize, Vec<u8>, Vec<u32>)> {
+        (
+            prop_oneof![1usize..=20, Just(MAX_LANES)],
+            prop_oneof![2usize..=20, 2usize..=MAX_RADIX as usize],
+            1usize..=20,
+            prop_oneof![Just(1u16), Just(2), Just(3), Just(256)],
+        )
+            .prop_flat_map(|(lanes, n, b, alphabet)| {
+                let blocks = (n * b).div_ceil(16) + 1;
+                let byte = (0..alphabet).prop_map(|x| x as u8);
+                let digits = proptest::collection::vec(0..n as u32, lanes);
+                let bytes = proptest::collection::vec(byte, blocks * lanes * 16);
+                (Just(lanes), Just(n), Just(b), bytes, digits)
+            })
+    }
+
+    /// Lane `lane`'s keystream, contiguous.
+    fn lane_stream(bytes: &[u8], lanes: usize, lane: usize) -> Vec<u8> {
+        bytes
+            .chunks_exact(lanes * 16)
+            .flat_map(|row| &row[lane * 16..][..16])
+            .copied()
+            .collect()
+    }
+
+    type Select<'a> = &'a dyn Fn(&Blocks<'_>, Work<'_>, &mut [u32]);
+
+    fn check(
+        (lanes, n, b, bytes, digits): &(usize, usize, usize, Vec<u8>, Vec<u32>),
+        paths: &[(&str, Select<'_>, bool)],
+    ) -> Result<(), TestCaseError> {
+        let layout = KeyLayout::new(*n as u32, *b);
+        let blocks = Blocks::new(bytes, *lanes, layout);
+        let mut keys = std::vec![0u64; Work::words(*n as u32)];
+        for &(name, select, forward) in paths {
+            // As the engine calls them: one digit per lane at the front of a column of
+            // MAX_LANES, the rest left alone.
+            let mut out = digits.clone();
+            out.resize(MAX_LANES, u32::MAX);
+            select(&blocks, Work::new(&mut keys, *n as u32), &mut out);
+            prop_assert!(out[*lanes..].iter().all(|&d| d == u32::MAX));
+            for lane in 0..*lanes {
+                let pi = plain_permutation(&lane_stream(bytes, *lanes, lane), *n, *b);
+                let x = digits[lane];
+                let expected = if forward {
+                    pi[x as usize]
+                } else {
+                    pi.iter().position(|&k| k == x).unwrap_or(usize::MAX) as u32
+                };
+                prop_assert_eq!(
+                    out[lane],
+                    expected,
+                    "{} lane {} of {}, n {}, b {}",
+                    name,
+                    lane,
+                    lanes,
+                    n,
+                    b
+                );
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn sort16_sorts_every_input_of_zeros_and_ones() {
+        // A network that sorts every input of zeros and ones sorts every input (Knuth's 0-1
+        // principle).
+        for bits in 0u32..1 << 16 {
+            let mut items: [u8; 16] = core::array::from_fn(|i| (bits >> i & 1) as u8);
+            sort16(&mut items, |a, b| (a.min(b), a.max(b)));
+            assert!(items.is_sorted(), "{bits:016b}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn every_path_matches_a_plain_sort(case in group()) {
+            // The portable passes on every CPU; the group kernel where this CPU runs it.
+            let portable: [(&str, Select<'_>, bool); 2] = [
+                ("portable forward", &forward_any, true),
+                ("portable inverse", &inverse_any, false),
+            ];
+            check(&case, &portable)?;
+            if let Kernel::Group(group) = Kernel::detect(crate::Selection::Fast, MAX_RADIX) {
+                let kernel = |forward| move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| {
+                    if forward { group.forward(b, w, d) } else { group.inverse(b, w, d) }
+                };
+                check(&case, &[("group forward", &kernel(true), true), ("group inverse", &kernel(false), false)])?;
+            }
+        }
+    }
+}

@@ -74,16 +74,14 @@ impl FormatCipher {
         self.one(value, Direction::Decrypt)
     }
 
-    /// The RiffpeX tweak of `value` (the same for a value and its token).
+    /// The RiffpeX tweak of `value` (the same for a value and its token; the Luhn residue is
+    /// not checked).
     pub fn tweak(&self, value: &str) -> Result<Vec<u8>, Error> {
-        Ok(self
-            .format
-            .plan(value, &self.context, Direction::Encrypt)?
-            .tweak)
+        Ok(self.format.plan(value, &self.context, None)?.tweak)
     }
 
     fn one(&self, value: &str, direction: Direction) -> Result<String, Error> {
-        let plan = self.format.plan(value, &self.context, direction)?;
+        let plan = self.format.plan(value, &self.context, Some(direction))?;
         let fpe = self.key.permutations(&plan.radices, self.bytes_per_value)?;
         let mut digits = plan.digits.clone();
         fpe.apply(&plan.tweak, &mut digits, direction)?;
@@ -145,7 +143,7 @@ impl FormatCipher {
             .enumerate()
             .map(|(index, v)| {
                 self.format
-                    .plan(v.as_ref(), &self.context, direction)
+                    .plan(v.as_ref(), &self.context, Some(direction))
                     .map_err(|error| BulkError { index, error })
             })
             .collect::<Result<Vec<Plan>, BulkError>>()?;

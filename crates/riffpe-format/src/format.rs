@@ -354,11 +354,12 @@ impl Format {
         out
     }
 
-    /// Maps `value` as [`FormatCipher`](crate::FormatCipher) would before encrypting it under
-    /// the caller's `context`: RiffpeX radices, digits and tweak. Errors as encryption does.
+    /// Maps `value` (a plaintext or a token) as [`FormatCipher`](crate::FormatCipher) does
+    /// under the caller's `context`: RiffpeX radices, digits and tweak. Errors as encryption
+    /// does, except that the Luhn residue is not checked.
     pub fn map(&self, value: &str, context: &[u8]) -> Result<Mapping, Error> {
         self.check()?;
-        let plan = self.plan(value, context, Direction::Encrypt)?;
+        let plan = self.plan(value, context, None)?;
         Ok(Mapping {
             radices: plan.radices,
             digits: plan.digits,
@@ -428,12 +429,13 @@ impl Format {
         alphabet.index_of(other).map(|d| (d, case))
     }
 
-    /// Takes `value` apart. `direction` only matters for Luhn, whose residue rules differ.
+    /// Takes `value` apart. `direction` only matters for Luhn, whose residue rules differ;
+    /// without one, the residue is not checked (to read a value or a token's tweak).
     pub(crate) fn plan(
         &self,
         value: &str,
         context: &[u8],
-        direction: Direction,
+        direction: Option<Direction>,
     ) -> Result<Plan, Error> {
         let count = value.chars().take(MAX_CHARS + 1).count();
         if count > MAX_CHARS {
@@ -505,14 +507,14 @@ impl Format {
             (mode, direction) => {
                 let r = luhn::residue(symbols.iter().map(|s| s.digit));
                 let target = match (mode, direction) {
-                    (Luhn::Invalid, Direction::Encrypt) if r != 0 => {
+                    (Luhn::Invalid, Some(Direction::Encrypt)) if r != 0 => {
                         return Err(Error::LuhnCheckFailed);
                     }
-                    (Luhn::Invalid, Direction::Encrypt) => luhn::INVALID_RESIDUE,
-                    (Luhn::Invalid, Direction::Decrypt) if r != luhn::INVALID_RESIDUE => {
+                    (Luhn::Invalid, Some(Direction::Encrypt)) => luhn::INVALID_RESIDUE,
+                    (Luhn::Invalid, Some(Direction::Decrypt)) if r != luhn::INVALID_RESIDUE => {
                         return Err(Error::NotALuhnToken);
                     }
-                    (Luhn::Invalid, Direction::Decrypt) => 0,
+                    (Luhn::Invalid, Some(Direction::Decrypt)) => 0,
                     _ => r,
                 };
                 Some((encrypted.end, target))

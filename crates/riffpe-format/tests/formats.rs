@@ -29,7 +29,7 @@ fn luhn_valid(s: &str) -> bool {
             }
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 fn roundtrip(c: &FormatCipher, value: &str) -> String {

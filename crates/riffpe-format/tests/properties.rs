@@ -177,12 +177,11 @@ proptest! {
 
     #[test]
     fn arbitrary_templates_never_panic(template in "[9aAx\\[\\]{}0-9a-f\\\\,-]{0,16}", value in "[0-9a-zA-Z-]{0,12}") {
-        if let Ok(f) = Format::template(&template) {
-            if let Ok(c) = FormatCipher::new(&KEY, f.allow_small_domain(true)) {
-                if let Ok(token) = c.encrypt(&value) {
-                    prop_assert_eq!(c.decrypt(&token).unwrap(), value);
-                }
-            }
+        if let Ok(f) = Format::template(&template)
+            && let Ok(c) = FormatCipher::new(&KEY, f.allow_small_domain(true))
+            && let Ok(token) = c.encrypt(&value)
+        {
+            prop_assert_eq!(c.decrypt(&token).unwrap(), value);
         }
     }
 

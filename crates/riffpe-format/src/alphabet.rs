@@ -230,14 +230,6 @@ impl Alphabet {
         self.builtin == Some(Builtin::Digits)
     }
 
-    /// Whether the ASCII letters of this alphabet are all of one case (or there are none),
-    /// which case folding needs.
-    pub(crate) fn letters_single_case(&self) -> bool {
-        let lower = self.chars.iter().any(char::is_ascii_lowercase);
-        let upper = self.chars.iter().any(char::is_ascii_uppercase);
-        !(lower && upper)
-    }
-
     /// Canonical encoding: `0x01 id` for a built-in, `0x02 LE32(n) LE32(code point)…` else.
     pub(crate) fn encode(&self, out: &mut Vec<u8>) {
         match self.builtin {

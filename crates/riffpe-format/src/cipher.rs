@@ -28,6 +28,8 @@ pub struct FormatCipher {
     key: Key,
     context: Vec<u8>,
     bytes_per_value: usize,
+    /// A template's one RiffpeX object, made once.
+    fixed: Option<Permutations>,
 }
 
 impl fmt::Debug for FormatCipher {
@@ -44,11 +46,17 @@ impl FormatCipher {
     pub fn new(key: &[u8], format: Format) -> Result<Self, Error> {
         format.check()?;
         let key = Key::new(key)?;
+        let bytes_per_value = format.bytes_per_value();
+        let fixed = match format.fixed_radices() {
+            Some(radices) => Some(key.permutations(&radices, bytes_per_value)?),
+            None => None,
+        };
         Ok(FormatCipher {
-            bytes_per_value: format.bytes_per_value(),
+            bytes_per_value,
             format,
             key,
             context: Vec::new(),
+            fixed,
         })
     }
 
@@ -82,10 +90,17 @@ impl FormatCipher {
 
     fn one(&self, value: &str, direction: Direction) -> Result<String, Error> {
         let plan = self.format.plan(value, &self.context, Some(direction))?;
-        let fpe = self.key.permutations(&plan.radices, self.bytes_per_value)?;
+        let made;
+        let fpe = match &self.fixed {
+            Some(fpe) => fpe,
+            None => {
+                made = self.key.permutations(&plan.radices, self.bytes_per_value)?;
+                &made
+            }
+        };
         let mut digits = plan.digits.clone();
         fpe.apply(&plan.tweak, &mut digits, direction)?;
-        self.walk(&plan, &fpe, &mut digits, direction)?;
+        self.walk(&plan, fpe, &mut digits, direction)?;
         Ok(self.format.render(&plan, &digits))
     }
 

@@ -83,8 +83,7 @@ pub enum Error {
     },
     /// Luhn was asked of a format whose positions are not all decimal digits.
     LuhnNeedsDigits,
-    /// Case folding was asked of an alphabet with both cases of one letter, or with letters of
-    /// both cases.
+    /// Case folding was asked of a format with letters of both cases.
     CaseFoldAmbiguous,
     /// A value longer than [`MAX_CHARS`](crate::MAX_CHARS).
     TooLong {
@@ -174,7 +173,7 @@ impl fmt::Display for Error {
                 "Luhn applies only to formats whose encrypted positions are decimal digits",
             ),
             Error::CaseFoldAmbiguous => {
-                f.write_str("case folding needs alphabets whose letters are all of one case")
+                f.write_str("case folding needs a format whose letters are all of one case")
             }
             Error::TooLong { chars, max } => {
                 write!(

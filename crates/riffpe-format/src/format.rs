@@ -194,8 +194,8 @@ impl Format {
         self
     }
 
-    /// Accepts letters of either case and keeps the value's case (for alphabets whose
-    /// letters are of one case, like `hex`); a value must not mix cases.
+    /// Accepts letters of either case and keeps the value's case (for formats whose letters
+    /// are all of one case, like `hex`; not `auto` or `alnum`); a value must not mix cases.
     pub fn fold_case(mut self, fold: bool) -> Self {
         self.fold_case = fold;
         self
@@ -239,7 +239,12 @@ impl Format {
             return Err(Error::LuhnNeedsDigits);
         }
         if self.fold_case {
-            if !self.alphabets.iter().all(Alphabet::letters_single_case) {
+            // One case for every letter of every alphabet: the value's case is read against it.
+            let letters = self.alphabets.iter().flat_map(|a| a.chars().iter());
+            let (lower, upper) = letters.fold((false, false), |(l, u), c| {
+                (l || c.is_ascii_lowercase(), u || c.is_ascii_uppercase())
+            });
+            if lower && upper {
                 return Err(Error::CaseFoldAmbiguous);
             }
             if let Shape::Free(pass) = &self.shape
@@ -260,6 +265,22 @@ impl Format {
             self.check_domain(&radices[encrypted])?;
         }
         Ok(())
+    }
+
+    /// The radices of every value, when the shape is fixed (a template).
+    pub(crate) fn fixed_radices(&self) -> Option<Vec<u32>> {
+        let Shape::Template(items) = &self.shape else {
+            return None;
+        };
+        let classes: Vec<u32> = items
+            .iter()
+            .filter_map(|item| match *item {
+                Item::Class(a) => Some(self.alphabets[usize::from(a)].radix()),
+                Item::Literal(_) => None,
+            })
+            .collect();
+        let encrypted = self.encrypted_range(classes.len()).ok()?;
+        Some(classes[encrypted].to_vec())
     }
 
     /// The number of values the encrypted positions of a value with `chars` alphabet

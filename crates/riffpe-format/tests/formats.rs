@@ -405,3 +405,27 @@ fn listing() {
     }
     assert_eq!(Format::named("iban"), Err(Error::UnknownFormat));
 }
+
+/// The shortest accepted length of each free-form named format, as the crate docs' table says.
+#[test]
+fn refusal_thresholds_match_the_docs() {
+    for (name, shortest) in [
+        ("digits", 6),
+        ("card", 7),
+        ("card-keep-6-4", 17),
+        ("card-keep-last-4", 11),
+        ("phone", 6),
+        ("alnum", 4),
+        ("hex", 5),
+        ("uuid", 5),
+    ] {
+        let f = Format::named(name).unwrap();
+        let size = |n| f.domain_for(n).unwrap_or(0);
+        assert!(size(shortest) >= MIN_DOMAIN, "{name} {shortest}");
+        assert!(size(shortest - 1) < MIN_DOMAIN, "{name} {}", shortest - 1);
+    }
+    assert_eq!(
+        Format::named("ssn").unwrap().domain_for(9),
+        Ok(1_000_000_000)
+    );
+}

@@ -67,6 +67,7 @@ fn cbcmac(key: &Key, iv: [u8; 16], x: &[u8]) -> [u8; 16] {
 }
 
 /// A keyed Riffpe or RiffpeX with its set-up done.
+#[allow(missing_debug_implementations)] // holds a key
 pub struct Reference {
     key: Key,
     radices: Vec<u32>,

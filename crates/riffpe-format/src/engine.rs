@@ -1,0 +1,90 @@
+//! Every call into the core `riffpe` crate: the one file to change when its API changes.
+
+use alloc::vec::Vec;
+
+use riffpe::{Aes, RiffpeX, ScratchBuf, Tweak};
+
+use crate::Error;
+use crate::format::Direction;
+
+/// The expanded AES key: built once per cipher, cloned into each RiffpeX object (the core
+/// wipes each copy on drop).
+pub(crate) struct Key(Aes);
+
+impl Key {
+    pub(crate) fn new(key: &[u8]) -> Result<Self, Error> {
+        Aes::new_from_slice(key)
+            .map(Key)
+            .map_err(|e| core_error(e.into()))
+    }
+
+    /// RiffpeX over `radices`, its per-value tweaks given per call.
+    pub(crate) fn permutations(
+        &self,
+        radices: &[u32],
+        bytes_per_value: usize,
+    ) -> Result<Permutations, Error> {
+        RiffpeX::builder(radices.to_vec())
+            .bytes_per_value(bytes_per_value)
+            .build_with_cipher(self.0.clone())
+            .map(Permutations)
+            .map_err(|e| core_error(e.into()))
+    }
+}
+
+/// One RiffpeX object: the permutations of one radix vector.
+pub(crate) struct Permutations(RiffpeX<Vec<u32>>);
+
+/// Reusable lockstep scratch.
+#[derive(Default)]
+pub(crate) struct Scratch(ScratchBuf);
+
+impl Permutations {
+    /// Encrypts or decrypts one message under `tweak`.
+    pub(crate) fn apply(
+        &self,
+        tweak: &[u8],
+        digits: &mut [u32],
+        direction: Direction,
+    ) -> Result<(), Error> {
+        let mut scratch = ScratchBuf::for_message(&self.0);
+        self.run(Tweak::Bytes(tweak), digits, direction, &mut scratch)
+    }
+
+    /// Encrypts or decrypts messages stored back to back, each under its own tweak, in
+    /// lockstep.
+    pub(crate) fn apply_many(
+        &self,
+        tweaks: &[&[u8]],
+        messages: &mut [u32],
+        direction: Direction,
+        scratch: &mut Scratch,
+    ) -> Result<(), Error> {
+        scratch.0.reserve(self.0.lockstep_scratch_size());
+        self.run(Tweak::PerMessage(tweaks), messages, direction, &mut scratch.0)
+    }
+
+    fn run(
+        &self,
+        tweak: Tweak<'_>,
+        messages: &mut [u32],
+        direction: Direction,
+        scratch: &mut ScratchBuf,
+    ) -> Result<(), Error> {
+        match direction {
+            Direction::Encrypt => self.0.encrypt_with(tweak, messages, &mut scratch.scratch()),
+            Direction::Decrypt => self.0.decrypt_with(tweak, messages, &mut scratch.scratch()),
+        }
+        .map_err(|e| core_error(e.into()))
+    }
+}
+
+/// The core's errors (which never carry a digit's value) as this crate's.
+fn core_error(e: riffpe::Error) -> Error {
+    match e {
+        riffpe::Error::Setup(riffpe::SetupError::InvalidKeyLength { len }) => {
+            Error::InvalidKeyLength { len }
+        }
+        other => Error::Parameters(other),
+    }
+}

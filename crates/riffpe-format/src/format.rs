@@ -1,0 +1,669 @@
+//! A format: which characters of a string are encrypted in which alphabet, which pass through
+//! and which are kept, and the per-value mapping to RiffpeX digits.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::alphabet::Alphabet;
+use crate::luhn::{self, Luhn};
+use crate::template::{self, Item};
+use crate::tweak;
+use crate::{Error, MAX_CHARS, MIN_DOMAIN};
+
+/// The keystream bytes per value: the reference's tables for 128- or 256-bit security.
+///
+/// | largest radix | `Bits128` | `Bits256` |
+/// | ---: | ---: | ---: |
+/// | up to 100 | 18 | 34 |
+/// | up to 1 000 | 19 | 34 |
+/// | up to 10 000 | 20 | 35 |
+/// | above (up to 65 536) | 21 | 37 |
+///
+/// The last row is this crate's choice, one byte above the table's last entry, as the tables
+/// grow by about one byte per factor of ten in the radix.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Security {
+    /// The reference's 128-bit security settings (the default).
+    #[default]
+    Bits128,
+    /// The reference's 256-bit security settings.
+    Bits256,
+}
+
+impl Security {
+    /// Bytes per value for a format whose largest radix is `max_radix`.
+    pub fn bytes_per_value(self, max_radix: u32) -> usize {
+        let row = match max_radix {
+            0..=100 => 0,
+            101..=1_000 => 1,
+            1_001..=10_000 => 2,
+            _ => 3,
+        };
+        match self {
+            Security::Bits128 => [18, 19, 20, 21][row],
+            Security::Bits256 => [34, 34, 35, 37][row],
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Shape {
+    Template(Vec<Item>),
+    /// One alphabet (index 0); these characters pass through, sorted.
+    Free(Vec<char>),
+    /// Digits (alphabet 0), lower case (1) and upper case (2) letters keep their class.
+    Auto,
+}
+
+/// How strings of one kind map to RiffpeX digits: built from a template, a free-form
+/// alphabet, the class-preserving `auto`, or a name ([`Format::named`]); then adjusted with
+/// the by-value setters.
+///
+/// ```
+/// use riffpe_format::{Format, Luhn};
+///
+/// let id = Format::template("A9{6}")?;                  // a letter and six digits
+/// let card = Format::named("digits")?.luhn(Luhn::Preserve).keep_suffix(4);
+/// assert_eq!(id.domain_for(7)?, 26 * 1_000_000);
+/// assert_eq!(card.domain_for(16)?, 100_000_000_000);       // 16 − 4 kept − 1 Luhn digit
+/// # Ok::<(), riffpe_format::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Format {
+    shape: Shape,
+    alphabets: Vec<Alphabet>,
+    keep_prefix: usize,
+    keep_suffix: usize,
+    luhn: Luhn,
+    fold_case: bool,
+    allow_small_domain: bool,
+    security: Security,
+}
+
+/// One alphabet character of a value.
+#[derive(Clone, Copy, Debug)]
+struct Symbol {
+    /// Its position in the value, in characters.
+    position: usize,
+    alphabet: u16,
+    digit: u32,
+}
+
+/// Which way a value goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Direction {
+    Encrypt,
+    Decrypt,
+}
+
+/// A value taken apart: what RiffpeX gets and how to put the result back together.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    chars: Vec<char>,
+    symbols: Vec<Symbol>,
+    /// Symbols `encrypted.start..encrypted.end` go through RiffpeX.
+    encrypted: core::ops::Range<usize>,
+    /// The symbol set by Luhn, and the residue the output must have.
+    luhn: Option<(usize, u8)>,
+    /// With case folding: `Some(true)` for an upper-case value, `Some(false)` lower case.
+    case: Option<bool>,
+    pub(crate) radices: Vec<u32>,
+    pub(crate) digits: Vec<u32>,
+    pub(crate) tweak: Vec<u8>,
+}
+
+/// What a value maps to: the RiffpeX radices, the digits of its encrypted positions (leftmost
+/// first) and the tweak, as [`Format::map`] computes them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    /// One radix per encrypted position.
+    pub radices: Vec<u32>,
+    /// The digit of each encrypted position.
+    pub digits: Vec<u32>,
+    /// The RiffpeX tweak of this value (layout in the crate docs).
+    pub tweak: Vec<u8>,
+}
+
+impl Format {
+    fn with_shape(shape: Shape, alphabets: Vec<Alphabet>) -> Self {
+        Format {
+            shape,
+            alphabets,
+            keep_prefix: 0,
+            keep_suffix: 0,
+            luhn: Luhn::Off,
+            fold_case: false,
+            allow_small_domain: false,
+            security: Security::Bits128,
+        }
+    }
+
+    /// A format from a template (syntax in the crate docs): `999-99-9999`, `A9{7}`,
+    /// `[a-f0-9]{8}`, `{printable}{12}`.
+    pub fn template(template: &str) -> Result<Self, Error> {
+        Self::template_with(template, &[])
+    }
+
+    /// A template whose `{name}` may also name one of `alphabets` (looked up before the
+    /// built-in names).
+    pub fn template_with(template: &str, alphabets: &[(&str, &Alphabet)]) -> Result<Self, Error> {
+        let mut list = Vec::new();
+        let items = template::parse(template, alphabets, &mut list)?;
+        Ok(Self::with_shape(Shape::Template(items), list))
+    }
+
+    /// Free form: every character of `alphabet` is encrypted, characters of `passthrough`
+    /// stay where they are, any other character is an error.
+    pub fn free_form(alphabet: Alphabet, passthrough: &str) -> Result<Self, Error> {
+        let mut pass: Vec<char> = Vec::new();
+        for (position, c) in passthrough.chars().enumerate() {
+            if alphabet.index_of(c).is_some() {
+                return Err(Error::PassthroughInAlphabet { position });
+            }
+            pass.push(c);
+        }
+        pass.sort_unstable();
+        pass.dedup();
+        Ok(Self::with_shape(Shape::Free(pass), alloc::vec![alphabet]))
+    }
+
+    /// Class-preserving: a digit stays a digit (radix 10), a lower-case ASCII letter lower
+    /// case (26), an upper-case one upper case (26); any other character passes through.
+    pub fn auto() -> Self {
+        Self::with_shape(
+            Shape::Auto,
+            alloc::vec![Alphabet::digits(), Alphabet::lower(), Alphabet::upper()],
+        )
+    }
+
+    /// Keeps the first `n` alphabet characters (separators are not counted) unencrypted.
+    pub fn keep_prefix(mut self, n: usize) -> Self {
+        self.keep_prefix = n;
+        self
+    }
+
+    /// Keeps the last `n` alphabet characters unencrypted.
+    pub fn keep_suffix(mut self, n: usize) -> Self {
+        self.keep_suffix = n;
+        self
+    }
+
+    /// How the Luhn check digit is treated (digit formats only).
+    pub fn luhn(mut self, luhn: Luhn) -> Self {
+        self.luhn = luhn;
+        self
+    }
+
+    /// Accepts letters of either case and keeps the value's case (for formats whose letters
+    /// are all of one case, like `hex`; not `auto` or `alnum`); a value must not mix cases.
+    pub fn fold_case(mut self, fold: bool) -> Self {
+        self.fold_case = fold;
+        self
+    }
+
+    /// Lifts the minimum of [`MIN_DOMAIN`] values. Small domains can be tabulated by anyone
+    /// who sees enough pairs; opt in only when that is acceptable.
+    pub fn allow_small_domain(mut self, allow: bool) -> Self {
+        self.allow_small_domain = allow;
+        self
+    }
+
+    /// The security level, which sets the bytes per value.
+    pub fn security(mut self, security: Security) -> Self {
+        self.security = security;
+        self
+    }
+
+    /// The largest radix of the format's alphabets.
+    pub fn max_radix(&self) -> u32 {
+        self.alphabets
+            .iter()
+            .map(Alphabet::radix)
+            .max()
+            .unwrap_or(2)
+    }
+
+    /// Keystream bytes per value: [`Security::bytes_per_value`] of [`Format::max_radix`].
+    pub fn bytes_per_value(&self) -> usize {
+        self.security.bytes_per_value(self.max_radix())
+    }
+
+    /// Checks the format as a whole: Luhn only on digits, case folding only on single-case
+    /// alphabets, and, for a template (whose shape is fixed), that something is encrypted and
+    /// that the domain is large enough. [`FormatCipher::new`](crate::FormatCipher::new) calls it.
+    pub fn check(&self) -> Result<(), Error> {
+        if self.luhn != Luhn::Off
+            && (matches!(self.shape, Shape::Auto)
+                || !self.alphabets.iter().all(Alphabet::is_digits))
+        {
+            return Err(Error::LuhnNeedsDigits);
+        }
+        if self.fold_case {
+            // One case for every letter of every alphabet: the value's case is read against it.
+            let letters = self.alphabets.iter().flat_map(|a| a.chars().iter());
+            let (lower, upper) = letters.fold((false, false), |(l, u), c| {
+                (l || c.is_ascii_lowercase(), u || c.is_ascii_uppercase())
+            });
+            if lower && upper {
+                return Err(Error::CaseFoldAmbiguous);
+            }
+            if let Shape::Free(pass) = &self.shape
+                && pass.iter().any(|&c| self.lookup(0, c).is_some())
+            {
+                return Err(Error::CaseFoldAmbiguous);
+            }
+        }
+        if let Shape::Template(items) = &self.shape {
+            let radices: Vec<u32> = items
+                .iter()
+                .filter_map(|item| match *item {
+                    Item::Class(a) => Some(self.alphabets[usize::from(a)].radix()),
+                    Item::Literal(_) => None,
+                })
+                .collect();
+            let encrypted = self.encrypted_range(radices.len())?;
+            self.check_domain(&radices[encrypted])?;
+        }
+        Ok(())
+    }
+
+    /// The radices of every value, when the shape is fixed (a template).
+    pub(crate) fn fixed_radices(&self) -> Option<Vec<u32>> {
+        let Shape::Template(items) = &self.shape else {
+            return None;
+        };
+        let classes: Vec<u32> = items
+            .iter()
+            .filter_map(|item| match *item {
+                Item::Class(a) => Some(self.alphabets[usize::from(a)].radix()),
+                Item::Literal(_) => None,
+            })
+            .collect();
+        let encrypted = self.encrypted_range(classes.len()).ok()?;
+        Some(classes[encrypted].to_vec())
+    }
+
+    /// The number of values the encrypted positions of a value with `chars` alphabet
+    /// characters (separators not counted) can take, saturating at `u128::MAX`. For `auto`
+    /// it is the smallest, that of an all-digit value. Errors if the length does not fit the
+    /// format or nothing is left to encrypt; a small domain is returned, not refused.
+    pub fn domain_for(&self, chars: usize) -> Result<u128, Error> {
+        let radices: Vec<u32> = match &self.shape {
+            Shape::Template(items) => {
+                let classes: Vec<u32> = items
+                    .iter()
+                    .filter_map(|item| match *item {
+                        Item::Class(a) => Some(self.alphabets[usize::from(a)].radix()),
+                        Item::Literal(_) => None,
+                    })
+                    .collect();
+                if classes.len() != chars {
+                    return Err(Error::LengthMismatch {
+                        expected: classes.len(),
+                        actual: chars,
+                    });
+                }
+                classes
+            }
+            Shape::Free(_) | Shape::Auto => {
+                if chars > MAX_CHARS {
+                    return Err(Error::TooLong {
+                        chars,
+                        max: MAX_CHARS,
+                    });
+                }
+                alloc::vec![self.alphabets[0].radix(); chars]
+            }
+        };
+        let encrypted = self.encrypted_range(radices.len())?;
+        Ok(domain_size(&radices[encrypted]))
+    }
+
+    /// The canonical encoding of this format's definition, the first field of every tweak
+    /// (layout in the crate docs).
+    pub fn encoding(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut body = Vec::new();
+        body.extend_from_slice(&(self.alphabets.len() as u16).to_le_bytes());
+        for a in &self.alphabets {
+            a.encode(&mut body);
+        }
+        tweak::field(&mut out, tweak::FORMAT_ALPHABETS, &body);
+        body.clear();
+        match &self.shape {
+            Shape::Template(items) => {
+                body.push(0x01);
+                let mut i = 0;
+                while i < items.len() {
+                    match items[i] {
+                        Item::Class(a) => {
+                            let run = items[i..].iter().take_while(|&&x| x == items[i]).count();
+                            body.push(b'C');
+                            body.extend_from_slice(&a.to_le_bytes());
+                            body.extend_from_slice(&(run as u32).to_le_bytes());
+                            i += run;
+                        }
+                        Item::Literal(c) => {
+                            body.push(b'L');
+                            body.extend_from_slice(&u32::from(c).to_le_bytes());
+                            i += 1;
+                        }
+                    }
+                }
+            }
+            Shape::Free(pass) => {
+                body.push(0x02);
+                body.extend_from_slice(&(pass.len() as u32).to_le_bytes());
+                for &c in pass {
+                    body.extend_from_slice(&u32::from(c).to_le_bytes());
+                }
+            }
+            Shape::Auto => body.push(0x03),
+        }
+        tweak::field(&mut out, tweak::FORMAT_SHAPE, &body);
+        body.clear();
+        body.extend_from_slice(&(self.keep_prefix as u32).to_le_bytes());
+        body.extend_from_slice(&(self.keep_suffix as u32).to_le_bytes());
+        tweak::field(&mut out, tweak::FORMAT_KEEP, &body);
+        let luhn = match self.luhn {
+            Luhn::Off => 0,
+            Luhn::Preserve => 1,
+            Luhn::Invalid => 2,
+        };
+        tweak::field(&mut out, tweak::FORMAT_LUHN, &[luhn]);
+        tweak::field(&mut out, tweak::FORMAT_CASE, &[u8::from(self.fold_case)]);
+        out
+    }
+
+    /// Maps `value` (a plaintext or a token) as [`FormatCipher`](crate::FormatCipher) does
+    /// under the caller's `context`: RiffpeX radices, digits and tweak. Errors as encryption
+    /// does, except that the Luhn residue is not checked.
+    pub fn map(&self, value: &str, context: &[u8]) -> Result<Mapping, Error> {
+        self.check()?;
+        let plan = self.plan(value, context, None)?;
+        Ok(Mapping {
+            radices: plan.radices,
+            digits: plan.digits,
+            tweak: plan.tweak,
+        })
+    }
+
+    /// The symbols `keep_prefix .. n − keep_suffix`, less the Luhn digit.
+    fn encrypted_range(&self, n: usize) -> Result<core::ops::Range<usize>, Error> {
+        let luhn = usize::from(self.luhn != Luhn::Off);
+        let reserved = self
+            .keep_prefix
+            .saturating_add(self.keep_suffix)
+            .saturating_add(luhn);
+        if reserved >= n {
+            return Err(Error::NothingToEncrypt { chars: n, reserved });
+        }
+        Ok(self.keep_prefix..n - self.keep_suffix - luhn)
+    }
+
+    fn check_domain(&self, radices: &[u32]) -> Result<(), Error> {
+        let values = domain_size(radices);
+        if values < MIN_DOMAIN && !self.allow_small_domain {
+            return Err(Error::DomainTooSmall {
+                values,
+                min: MIN_DOMAIN,
+            });
+        }
+        // The core encodes a digit index in one byte below radix 256, two below 65 536.
+        let max_radix = radices.iter().copied().max().unwrap_or(0);
+        let max = match max_radix {
+            0..=0xff => 0x100,
+            0x100..=0xffff => 0x1_0000,
+            _ => usize::MAX,
+        };
+        if radices.len() > max {
+            return Err(Error::TooManyPositions {
+                positions: radices.len(),
+                max,
+            });
+        }
+        Ok(())
+    }
+
+    /// The digit of `c` in alphabet `a`, and with case folding whether `c` is an upper-case
+    /// (`Some(true)`) or lower-case letter.
+    fn lookup(&self, a: u16, c: char) -> Option<(u32, Option<bool>)> {
+        let alphabet = &self.alphabets[usize::from(a)];
+        let case = c
+            .is_ascii_alphabetic()
+            .then(|| c.is_ascii_uppercase())
+            .filter(|_| self.fold_case);
+        if let Some(d) = alphabet.index_of(c) {
+            return Some((d, case));
+        }
+        if !self.fold_case {
+            return None;
+        }
+        let other = if c.is_ascii_uppercase() {
+            c.to_ascii_lowercase()
+        } else {
+            c.to_ascii_uppercase()
+        };
+        if other == c {
+            return None;
+        }
+        alphabet.index_of(other).map(|d| (d, case))
+    }
+
+    /// Takes `value` apart. `direction` only matters for Luhn, whose residue rules differ;
+    /// without one, the residue is not checked (to read a value or a token's tweak).
+    pub(crate) fn plan(
+        &self,
+        value: &str,
+        context: &[u8],
+        direction: Option<Direction>,
+    ) -> Result<Plan, Error> {
+        let count = value.chars().take(MAX_CHARS + 1).count();
+        if count > MAX_CHARS {
+            return Err(Error::TooLong {
+                chars: value.chars().count(),
+                max: MAX_CHARS,
+            });
+        }
+        let chars: Vec<char> = value.chars().collect();
+        if let Shape::Template(items) = &self.shape
+            && items.len() != chars.len()
+        {
+            return Err(Error::LengthMismatch {
+                expected: items.len(),
+                actual: chars.len(),
+            });
+        }
+        let mut symbols = Vec::new();
+        let mut case: Option<bool> = None;
+        for (position, &c) in chars.iter().enumerate() {
+            let alphabet = match &self.shape {
+                Shape::Template(items) => match items[position] {
+                    Item::Class(a) => Some(a),
+                    Item::Literal(l) if l == c => None,
+                    Item::Literal(_) => return Err(Error::InvalidChar { position }),
+                },
+                Shape::Free(pass) => {
+                    if self.lookup(0, c).is_some() {
+                        Some(0)
+                    } else if pass.binary_search(&c).is_ok() {
+                        None
+                    } else {
+                        return Err(Error::InvalidChar { position });
+                    }
+                }
+                Shape::Auto => match c {
+                    '0'..='9' => Some(0),
+                    'a'..='z' => Some(1),
+                    'A'..='Z' => Some(2),
+                    _ => None,
+                },
+            };
+            let Some(alphabet) = alphabet else { continue };
+            let (digit, letter_case) = self
+                .lookup(alphabet, c)
+                .ok_or(Error::InvalidChar { position })?;
+            if let Some(upper) = letter_case {
+                match case {
+                    None => case = Some(upper),
+                    Some(seen) if seen != upper => return Err(Error::MixedCase { position }),
+                    Some(_) => {}
+                }
+            }
+            symbols.push(Symbol {
+                position,
+                alphabet,
+                digit,
+            });
+        }
+        let encrypted = self.encrypted_range(symbols.len())?;
+        let radices: Vec<u32> = symbols[encrypted.clone()]
+            .iter()
+            .map(|s| self.alphabets[usize::from(s.alphabet)].radix())
+            .collect();
+        self.check_domain(&radices)?;
+        let digits = symbols[encrypted.clone()].iter().map(|s| s.digit).collect();
+        let luhn = match (self.luhn, direction) {
+            (Luhn::Off, _) => None,
+            (mode, direction) => {
+                let r = luhn::residue(symbols.iter().map(|s| s.digit));
+                let target = match (mode, direction) {
+                    (Luhn::Invalid, Some(Direction::Encrypt)) if r != 0 => {
+                        return Err(Error::LuhnCheckFailed);
+                    }
+                    (Luhn::Invalid, Some(Direction::Encrypt)) => luhn::INVALID_RESIDUE,
+                    (Luhn::Invalid, Some(Direction::Decrypt)) if r != luhn::INVALID_RESIDUE => {
+                        return Err(Error::NotALuhnToken);
+                    }
+                    (Luhn::Invalid, Some(Direction::Decrypt)) => 0,
+                    _ => r,
+                };
+                Some((encrypted.end, target))
+            }
+        };
+        let tweak = self.tweak(&chars, &symbols, encrypted.clone(), context);
+        Ok(Plan {
+            chars,
+            symbols,
+            encrypted,
+            luhn,
+            case,
+            radices,
+            digits,
+            tweak,
+        })
+    }
+
+    /// The per-value tweak: the format, the value's shape and the kept characters.
+    fn tweak(
+        &self,
+        chars: &[char],
+        symbols: &[Symbol],
+        encrypted: core::ops::Range<usize>,
+        context: &[u8],
+    ) -> Vec<u8> {
+        let mut shape = Vec::new();
+        let mut next = symbols.iter().peekable();
+        let mut position = 0;
+        while position < chars.len() {
+            match next.peek() {
+                Some(s) if s.position == position => {
+                    let alphabet = s.alphabet;
+                    let mut run = 0u32;
+                    while let Some(s) = next.peek() {
+                        if s.position != position || s.alphabet != alphabet {
+                            break;
+                        }
+                        next.next();
+                        position += 1;
+                        run += 1;
+                    }
+                    shape.push(b'C');
+                    shape.extend_from_slice(&alphabet.to_le_bytes());
+                    shape.extend_from_slice(&run.to_le_bytes());
+                }
+                _ => {
+                    shape.push(b'P');
+                    shape.extend_from_slice(&u32::from(chars[position]).to_le_bytes());
+                    position += 1;
+                }
+            }
+        }
+        // Kept characters in the alphabet's own case, so that folding case changes nothing.
+        let kept = |range: &[Symbol]| -> Vec<u8> {
+            let mut s = String::new();
+            for sym in range {
+                s.push(self.alphabets[usize::from(sym.alphabet)].char_at(sym.digit));
+            }
+            s.into_bytes()
+        };
+        let suffix_start = encrypted.end + usize::from(self.luhn != Luhn::Off);
+        tweak::build(
+            &self.encoding(),
+            &shape,
+            &kept(&symbols[..encrypted.start]),
+            &kept(&symbols[suffix_start..]),
+            context,
+        )
+    }
+
+    /// Whether a folded-case value in the non-natural case needs a walk: its natural-case
+    /// alphabet letters (kept or not) must include a letter so that its case can be read back.
+    pub(crate) fn needs_letter(&self, plan: &Plan) -> bool {
+        match plan.case {
+            Some(upper) if self.fold_case => {
+                let natural_upper = self
+                    .alphabets
+                    .iter()
+                    .any(|a| a.chars().iter().any(char::is_ascii_uppercase));
+                upper != natural_upper
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `digits` (for the encrypted positions of `plan`) render with at least one letter.
+    pub(crate) fn has_letter(&self, plan: &Plan, digits: &[u32]) -> bool {
+        let letter = |s: &Symbol, d: u32| {
+            self.alphabets[usize::from(s.alphabet)]
+                .char_at(d)
+                .is_ascii_alphabetic()
+        };
+        plan.symbols
+            .iter()
+            .enumerate()
+            .any(|(i, s)| match i.checked_sub(plan.encrypted.start) {
+                Some(j) if i < plan.encrypted.end => letter(s, digits[j]),
+                _ => letter(s, s.digit),
+            })
+    }
+
+    /// Puts the value back together with `digits` at the encrypted positions.
+    pub(crate) fn render(&self, plan: &Plan, digits: &[u32]) -> String {
+        let mut out_digits: Vec<u32> = plan.symbols.iter().map(|s| s.digit).collect();
+        out_digits[plan.encrypted.clone()].copy_from_slice(digits);
+        if let Some((slot, target)) = plan.luhn {
+            out_digits[slot] = 0;
+            let others = luhn::residue(out_digits.iter().copied());
+            out_digits[slot] = luhn::solve(others, out_digits.len() - 1 - slot, target);
+        }
+        let mut chars = plan.chars.clone();
+        for (s, &d) in plan.symbols.iter().zip(&out_digits) {
+            let mut c = self.alphabets[usize::from(s.alphabet)].char_at(d);
+            match plan.case {
+                Some(true) => c = c.to_ascii_uppercase(),
+                Some(false) => c = c.to_ascii_lowercase(),
+                None => {}
+            }
+            chars[s.position] = c;
+        }
+        chars.into_iter().collect()
+    }
+}
+
+/// The product of `radices`, saturating.
+pub(crate) fn domain_size(radices: &[u32]) -> u128 {
+    radices
+        .iter()
+        .fold(1u128, |acc, &r| acc.saturating_mul(u128::from(r)))
+}

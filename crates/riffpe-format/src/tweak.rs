@@ -1,0 +1,51 @@
+//! The per-value RiffpeX tweak: versioned, type-tagged, length-prefixed fields.
+
+use alloc::vec::Vec;
+
+/// The tweak's first bytes: a name and the layout version.
+pub const TWEAK_MAGIC: &[u8; 13] = b"riffpe-format";
+/// The version of the tweak layout, the byte after [`TWEAK_MAGIC`].
+pub const TWEAK_VERSION: u8 = 1;
+
+// Top-level fields of the tweak, in this order.
+pub(crate) const FORMAT: u8 = 0x01;
+pub(crate) const SHAPE: u8 = 0x02;
+pub(crate) const KEPT_PREFIX: u8 = 0x03;
+pub(crate) const KEPT_SUFFIX: u8 = 0x04;
+pub(crate) const CONTEXT: u8 = 0x05;
+
+// Fields of the format's encoding (the body of `FORMAT`), in this order.
+pub(crate) const FORMAT_ALPHABETS: u8 = 0x10;
+pub(crate) const FORMAT_SHAPE: u8 = 0x11;
+pub(crate) const FORMAT_KEEP: u8 = 0x12;
+pub(crate) const FORMAT_LUHN: u8 = 0x13;
+pub(crate) const FORMAT_CASE: u8 = 0x14;
+
+/// Appends `tag || LE32(len(body)) || body`.
+pub(crate) fn field(out: &mut Vec<u8>, tag: u8, body: &[u8]) {
+    out.push(tag);
+    // Bodies are bounded by MAX_CHARS and the alphabet size, far below 4 GiB.
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(body);
+}
+
+/// The whole tweak of one value.
+pub(crate) fn build(
+    format: &[u8],
+    shape: &[u8],
+    kept_prefix: &[u8],
+    kept_suffix: &[u8],
+    context: &[u8],
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(
+        TWEAK_MAGIC.len() + 1 + 5 * 5 + format.len() + shape.len() + context.len(),
+    );
+    out.extend_from_slice(TWEAK_MAGIC);
+    out.push(TWEAK_VERSION);
+    field(&mut out, FORMAT, format);
+    field(&mut out, SHAPE, shape);
+    field(&mut out, KEPT_PREFIX, kept_prefix);
+    field(&mut out, KEPT_SUFFIX, kept_suffix);
+    field(&mut out, CONTEXT, context);
+    out
+}

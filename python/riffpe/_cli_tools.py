@@ -1,4 +1,4 @@
-"""``python -m riffpe.encrypt`` and ``python -m riffpe.decrypt``: one integer, the reference's flags."""
+"""``python -m riffpe.encrypt`` and ``python -m riffpe.decrypt``: the reference's flags."""
 
 from __future__ import annotations
 

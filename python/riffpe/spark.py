@@ -21,7 +21,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 import pyarrow as pa
 
@@ -50,8 +50,8 @@ class CipherSpec:
             source: Any = ("env", self.key_env)
         else:
             provider = self.key_provider
-            source = ("provider", self.key_id or
-                      f"{getattr(provider, '__module__', '')}.{getattr(provider, '__qualname__', '')}")
+            name = f"{getattr(provider, '__module__', '')}.{getattr(provider, '__qualname__', '')}"
+            source = ("provider", self.key_id or name)
         return (self.radix, self.digits, self.radices, self.tweak, self.bytes_per_value, source)
 
     def key(self) -> bytes:
@@ -71,11 +71,11 @@ class CipherSpec:
             raise ValueError(f"{self.key_env} does not hold a hex key") from None
 
 
-_CIPHERS: dict[tuple, Union[Riffpe, RiffpeX]] = {}
+_CIPHERS: dict[tuple, Riffpe | RiffpeX] = {}
 _LOCK = threading.Lock()
 
 
-def cipher_for(spec: CipherSpec) -> Union[Riffpe, RiffpeX]:
+def cipher_for(spec: CipherSpec) -> Riffpe | RiffpeX:
     """The cipher for ``spec``, built on first use in this process and kept."""
     cache_key = spec.cache_key()
     fpe = _CIPHERS.get(cache_key)

@@ -9,7 +9,8 @@ import pytest
 from riffpe import Riffpe, RiffpeX
 from riffpe import _fallback as plain
 
-VECTORS = Path(__file__).resolve().parents[2] / "crates" / "riffpe" / "tests" / "data" / "public.jsonl"
+# The core crate's copy of the reference's vectors.
+VECTORS = Path(__file__).resolve().parents[2] / "crates/riffpe/tests/data/public.jsonl"
 
 
 def _load():
@@ -21,7 +22,8 @@ CASES = _load()
 
 
 def _build(case, module):
-    key, tweak, b = bytes.fromhex(case["key"]), bytes.fromhex(case["tweak"]), case["bytes_per_value"]
+    key, tweak = bytes.fromhex(case["key"]), bytes.fromhex(case["tweak"])
+    b = case["bytes_per_value"]
     if case["scheme"] == "riffpe":
         return module.Riffpe(case["radix"], case["digits"], key, tweak, b)
     return module.RiffpeX(case["radices"], key, tweak, b)

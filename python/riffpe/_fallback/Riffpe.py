@@ -37,7 +37,9 @@ def _cbcmac(key: bytes, iv: bytes, data: bytes) -> bytes:
 class Riffpe:
     """Riffpe over ``digits`` digits of one ``radix``."""
 
-    def __init__(self, radix: int, digits: int, key: bytes, tweak: bytes, bytes_per_value: int = 16):
+    def __init__(
+        self, radix: int, digits: int, key: bytes, tweak: bytes, bytes_per_value: int = 16
+    ):
         if radix < 2 or digits < 1 or bytes_per_value < 1:
             raise ValueError("radix must be at least 2, digits and bytes_per_value at least 1")
         self.radix = radix

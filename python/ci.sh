@@ -17,7 +17,7 @@ fi
 py=$venv/bin/python
 "$py" -m pip install --quiet --upgrade pip
 deps=(pytest hypothesis numpy pyarrow ruff)
-if [ -z "${SKIP_SPARK:-}" ]; then deps+=(pyspark pandas); fi
+if [ -z "${SKIP_SPARK:-}" ]; then deps+=(pyspark "pandas<3"); fi
 "$py" -m pip install --quiet "${deps[@]}"
 "$py" -m pip install --quiet --force-reinstall --no-deps "$here"
 

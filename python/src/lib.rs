@@ -38,7 +38,8 @@ fn bytes_like(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Zeroizing<Vec<u8>>
 /// A non-negative Python int below 2^32; anything else is a `ValueError` naming `what`.
 fn to_u32(obj: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<u32> {
     match obj.extract::<i64>() {
-        Ok(v) => u32::try_from(v).map_err(|_| PyValueError::new_err(format!("{} is out of range", what()))),
+        Ok(v) => u32::try_from(v)
+            .map_err(|_| PyValueError::new_err(format!("{} is out of range", what()))),
         Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
             Err(PyValueError::new_err(format!("{} is out of range", what())))
         }
@@ -49,7 +50,8 @@ fn to_u32(obj: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<u32> {
 /// A non-negative Python int that fits `usize`.
 fn to_usize(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<usize> {
     match obj.extract::<i64>() {
-        Ok(v) => usize::try_from(v).map_err(|_| PyValueError::new_err(format!("{what} must not be negative"))),
+        Ok(v) => usize::try_from(v)
+            .map_err(|_| PyValueError::new_err(format!("{what} must not be negative"))),
         Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
             Err(PyValueError::new_err(format!("{what} is too large")))
         }
@@ -64,12 +66,12 @@ fn digits_of(cipher: &Cipher, message: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> 
         let item = item?;
         let radix = radices.get(position).copied();
         let digit = to_u32(&item, &|| format!("digit at position {position}"))?;
-        if let Some(radix) = radix {
-            if digit >= radix {
-                return Err(PyValueError::new_err(format!(
-                    "digit at position {position} is not below radix {radix}"
-                )));
-            }
+        if let Some(radix) = radix
+            && digit >= radix
+        {
+            return Err(PyValueError::new_err(format!(
+                "digit at position {position} is not below radix {radix}"
+            )));
         }
         digits.push(digit);
     }
@@ -116,9 +118,15 @@ fn detached<T: Send>(
 }
 
 /// Shared by `Riffpe` and `RiffpeX`: the methods on the one cipher object.
-fn encrypt_list(cipher: &Cipher, message: &Bound<'_, PyAny>, direction: Direction) -> PyResult<Vec<u32>> {
+fn encrypt_list(
+    cipher: &Cipher,
+    message: &Bound<'_, PyAny>,
+    direction: Direction,
+) -> PyResult<Vec<u32>> {
     let mut digits = digits_of(cipher, message)?;
-    cipher.run(&mut digits, direction).map_err(PyValueError::new_err)?;
+    cipher
+        .run(&mut digits, direction)
+        .map_err(PyValueError::new_err)?;
     Ok(digits)
 }
 
@@ -133,7 +141,10 @@ fn batch_ints<'py>(
     let order = parse_order(order)?;
     if let Ok(array) = values.extract::<PyReadonlyArray1<'py, u64>>() {
         let mut work: Vec<u64> = array.as_array().iter().copied().collect();
-        detached(py, threads, |t| cipher.run_ints(&mut work, direction, order, t))?.map_err(row_error)?;
+        detached(py, threads, |t| {
+            cipher.run_ints(&mut work, direction, order, t)
+        })?
+        .map_err(row_error)?;
         return Ok(PyArray1::from_vec(py, work).into_any());
     }
     if let Ok(array) = values.extract::<PyReadonlyArray1<'py, i64>>() {
@@ -145,10 +156,14 @@ fn batch_ints<'py>(
         }
         let mut work = Vec::with_capacity(view.len());
         for (row, &v) in view.iter().enumerate() {
-            let v = u64::try_from(v).map_err(|_| PyValueError::new_err(format!("row {row}: value is negative")))?;
+            let v = u64::try_from(v)
+                .map_err(|_| PyValueError::new_err(format!("row {row}: value is negative")))?;
             work.push(v);
         }
-        detached(py, threads, |t| cipher.run_ints(&mut work, direction, order, t))?.map_err(row_error)?;
+        detached(py, threads, |t| {
+            cipher.run_ints(&mut work, direction, order, t)
+        })?
+        .map_err(row_error)?;
         // Every output is at most the domain's largest value, checked above to fit int64.
         let out: Vec<i64> = work.into_iter().map(|v| v as i64).collect();
         return Ok(PyArray1::from_vec(py, out).into_any());
@@ -341,7 +356,7 @@ struct CBCTweakablePRNG {
 
 impl CBCTweakablePRNG {
     fn absorb(&mut self, data: &[u8]) -> PyResult<()> {
-        if data.len() % 16 != 0 {
+        if !data.len().is_multiple_of(16) {
             return Err(PyValueError::new_err(
                 "the tweak must be a multiple of 16 bytes long",
             ));
@@ -405,9 +420,13 @@ impl CBCTweakablePRNG {
     }
 
     /// The next `count` keystream bytes; `count` must be a multiple of `block_size`.
-    fn get_bytes<'py>(&mut self, py: Python<'py>, count: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    fn get_bytes<'py>(
+        &mut self,
+        py: Python<'py>,
+        count: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let count = to_usize(count, "count")?;
-        if count % 16 != 0 {
+        if !count.is_multiple_of(16) {
             return Err(PyNotImplementedError::new_err(
                 "count must be a multiple of the block size (16)",
             ));

@@ -2,15 +2,13 @@
 
 use cipher::{Array, BlockCipherEncrypt};
 use riffpe::integer::{DigitOrder, max_value};
-use riffpe_batch::{Batch, BatchError, Mode};
+use riffpe::MessageError;
+use riffpe_batch::{Batch, Mode};
 
 pub use riffpe::DEFAULT_BYTES_PER_VALUE;
 
 /// A Riffpe or RiffpeX object over AES.
-pub enum Cipher {
-    Uniform(riffpe::Riffpe),
-    Mixed(riffpe::RiffpeX<Vec<u32>>),
-}
+pub struct Cipher(riffpe::AnyFpe);
 
 /// Which way a message goes.
 #[derive(Clone, Copy)]
@@ -47,8 +45,11 @@ impl Cipher {
         tweak: &[u8],
         bytes_per_value: usize,
     ) -> Result<Self, String> {
-        riffpe::Riffpe::with_bytes_per_value(radix, digits, key, tweak, bytes_per_value)
-            .map(Cipher::Uniform)
+        riffpe::Riffpe::builder(radix, digits)
+            .bytes_per_value(bytes_per_value)
+            .tweak(tweak)
+            .build(key)
+            .map(|fpe| Cipher(fpe.into()))
             .map_err(|e| e.to_string())
     }
 
@@ -58,47 +59,36 @@ impl Cipher {
         tweak: &[u8],
         bytes_per_value: usize,
     ) -> Result<Self, String> {
-        riffpe::RiffpeX::with_bytes_per_value(radices, key, tweak, bytes_per_value)
-            .map(Cipher::Mixed)
+        riffpe::RiffpeX::builder(radices)
+            .bytes_per_value(bytes_per_value)
+            .tweak(tweak)
+            .build(key)
+            .map(|fpe| Cipher(fpe.into()))
             .map_err(|e| e.to_string())
     }
 
     pub fn radices(&self) -> Vec<u32> {
-        match self {
-            Cipher::Uniform(f) => f.domain().radices().collect(),
-            Cipher::Mixed(f) => f.domain().radices().collect(),
-        }
+        self.0.domain().radices().collect()
     }
 
     pub fn digits(&self) -> usize {
-        match self {
-            Cipher::Uniform(f) => f.digits(),
-            Cipher::Mixed(f) => f.digits(),
-        }
+        self.0.digits()
     }
 
     pub fn bytes_per_value(&self) -> usize {
-        match self {
-            Cipher::Uniform(f) => f.bytes_per_value(),
-            Cipher::Mixed(f) => f.bytes_per_value(),
-        }
+        self.0.bytes_per_value()
     }
 
     /// The largest integer of the domain, if it fits 64 bits.
     pub fn max_u64(&self) -> Option<u64> {
-        match self {
-            Cipher::Uniform(f) => max_value::<u64>(f.domain()).ok(),
-            Cipher::Mixed(f) => max_value::<u64>(f.domain()).ok(),
-        }
+        max_value::<u64>(self.0.domain()).ok()
     }
 
     /// One message in place; the message is unchanged on error.
     pub fn run(&self, message: &mut [u32], direction: Direction) -> Result<(), String> {
-        let result = match (self, direction) {
-            (Cipher::Uniform(f), Direction::Encrypt) => f.encrypt(message),
-            (Cipher::Uniform(f), Direction::Decrypt) => f.decrypt(message),
-            (Cipher::Mixed(f), Direction::Encrypt) => f.encrypt(message),
-            (Cipher::Mixed(f), Direction::Decrypt) => f.decrypt(message),
+        let result = match direction {
+            Direction::Encrypt => self.0.encrypt(message),
+            Direction::Decrypt => self.0.decrypt(message),
         };
         result.map_err(|e| e.to_string())
     }
@@ -115,24 +105,12 @@ impl Cipher {
             Order::Little => DigitOrder::LittleEndian,
             Order::Big => DigitOrder::BigEndian,
         };
-        let mode = mode(threads);
-        let result = match self {
-            Cipher::Uniform(f) => {
-                let batch = Batch::new(f).order(order).mode(mode);
-                match direction {
-                    Direction::Encrypt => batch.encrypt_ints(values),
-                    Direction::Decrypt => batch.decrypt_ints(values),
-                }
-            }
-            Cipher::Mixed(f) => {
-                let batch = Batch::new(f).order(order).mode(mode);
-                match direction {
-                    Direction::Encrypt => batch.encrypt_ints(values),
-                    Direction::Decrypt => batch.decrypt_ints(values),
-                }
-            }
-        };
-        result.map_err(row_error)
+        let batch = Batch::new(&self.0).order(order).mode(mode(threads));
+        match direction {
+            Direction::Encrypt => batch.encrypt_ints(values),
+            Direction::Decrypt => batch.decrypt_ints(values),
+        }
+        .map_err(row_error)
     }
 
     /// Flat messages of [`Cipher::digits`] digits in place, all checked before any is changed.
@@ -142,24 +120,12 @@ impl Cipher {
         direction: Direction,
         threads: Threads,
     ) -> Result<(), RowError> {
-        let mode = mode(threads);
-        let result = match self {
-            Cipher::Uniform(f) => {
-                let batch = Batch::new(f).mode(mode);
-                match direction {
-                    Direction::Encrypt => batch.encrypt_digits(digits),
-                    Direction::Decrypt => batch.decrypt_digits(digits),
-                }
-            }
-            Cipher::Mixed(f) => {
-                let batch = Batch::new(f).mode(mode);
-                match direction {
-                    Direction::Encrypt => batch.encrypt_digits(digits),
-                    Direction::Decrypt => batch.decrypt_digits(digits),
-                }
-            }
-        };
-        result.map_err(row_error)
+        let batch = Batch::new(&self.0).mode(mode(threads));
+        match direction {
+            Direction::Encrypt => batch.encrypt_digits(digits),
+            Direction::Decrypt => batch.decrypt_digits(digits),
+        }
+        .map_err(row_error)
     }
 }
 
@@ -170,23 +136,19 @@ fn mode(threads: Threads) -> Mode {
     }
 }
 
-/// The batch's error without the offending value: rows of user data must not reach logs.
-fn row_error(e: BatchError) -> RowError {
-    let reason = match e.error {
-        riffpe::Error::ValueOutOfDomain => "value is not below the size of the domain".to_owned(),
-        riffpe::Error::DigitOutOfRange { index, radix, .. } => {
-            format!("digit at position {index} is not below radix {radix}")
+/// The batch's error: the core's messages name positions, never values.
+fn row_error(e: MessageError) -> RowError {
+    let reason = match e {
+        MessageError::ValueOutOfDomain { .. } => {
+            "value is not below the size of the domain".to_owned()
         }
-        riffpe::Error::DomainTooLarge { bits } => {
-            return RowError {
-                row: None,
-                reason: format!("the domain does not fit a {bits}-bit integer"),
-            };
-        }
+        MessageError::DigitOutOfRange {
+            position, radix, ..
+        } => format!("digit at position {position} is not below radix {radix}"),
         other => other.to_string(),
     };
     RowError {
-        row: Some(e.index),
+        row: e.message(),
         reason,
     }
 }

@@ -7,7 +7,7 @@
 
 use std::error::Error;
 
-use riffpe::integer::{DigitOrder, domain_size, from_digits, to_digits};
+use riffpe::integer::{DigitOrder, domain_size};
 use riffpe::{RiffpeX, find_best_bases};
 
 /// `[a-z][0-9]{7}`: a letter, then seven decimal digits (digit 0 is the letter).
@@ -41,19 +41,11 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     let bases = find_best_bases(SIZE, THRESHOLD)?;
     println!("\nfind_best_bases({SIZE}, {THRESHOLD}) = {bases:?}");
-    let radices = bases
-        .iter()
-        .map(|&base| u32::try_from(base))
-        .collect::<Result<Vec<u32>, _>>()?;
-    let sized = RiffpeX::new(radices, &key, b"")?;
+    let sized = RiffpeX::new(bases, &key, b"")?;
     assert_eq!(domain_size::<u64>(sized.domain())?, SIZE);
-    let mut digits = vec![0; sized.digits()];
     for value in [0, 1, 123_456_789, SIZE - 1] {
-        to_digits(value, sized.domain(), DigitOrder::BigEndian, &mut digits)?;
-        sized.encrypt(&mut digits)?;
-        let encrypted: u64 = from_digits(&digits, sized.domain(), DigitOrder::BigEndian)?;
-        sized.decrypt(&mut digits)?;
-        let decrypted: u64 = from_digits(&digits, sized.domain(), DigitOrder::BigEndian)?;
+        let encrypted = sized.encrypt_int(value, DigitOrder::BigEndian)?;
+        let decrypted = sized.decrypt_int(encrypted, DigitOrder::BigEndian)?;
         assert!(encrypted < SIZE && decrypted == value);
         println!("  {value:>9} -> {encrypted:>9}");
     }

@@ -7,7 +7,7 @@
 use std::error::Error;
 use std::{env, fs};
 
-use riffpe::Riffpe;
+use riffpe::{MessageError, Riffpe, ScratchBuf, Tweak};
 
 fn main() -> Result<(), Box<dyn Error>> {
     let mut args = env::args().skip(1);
@@ -20,16 +20,17 @@ fn main() -> Result<(), Box<dyn Error>> {
     let key = hex::decode(fs::read_to_string(&key_file)?.trim())
         .map_err(|e| format!("{key_file}: not a hex key: {e}"))?;
     // Radix 10, 6 digits, 18 bytes per value (the reference's 128-bit setting for radix 10).
-    let fpe = Riffpe::with_bytes_per_value(10, 6, &key, b"", 18)?;
+    let fpe = Riffpe::builder(10, 6).bytes_per_value(18).build(&key)?;
+    let mut scratch = ScratchBuf::for_message(&fpe);
 
     for (line_no, line) in fs::read_to_string(&cards)?.lines().enumerate() {
         let card = line.trim();
         if card.len() != 16 || !card.bytes().all(|b| b.is_ascii_digit()) {
             return Err(format!("{cards}:{}: not a 16-digit card number", line_no + 1).into());
         }
-        let token = tokenize(&fpe, card, true)?;
+        let token = tokenize(&fpe, &mut scratch, card, true)?;
         assert_eq!(
-            tokenize(&fpe, &token, false)?,
+            tokenize(&fpe, &mut scratch, &token, false)?,
             card,
             "decryption restores the card"
         );
@@ -39,15 +40,21 @@ fn main() -> Result<(), Box<dyn Error>> {
 }
 
 /// Encrypts (or decrypts) digits 6..12 of a 16-digit card, tweaked by the other ten.
-fn tokenize(fpe: &Riffpe, card: &str, encrypt: bool) -> Result<String, riffpe::Error> {
+fn tokenize(
+    fpe: &Riffpe,
+    scratch: &mut ScratchBuf,
+    card: &str,
+    encrypt: bool,
+) -> Result<String, MessageError> {
     let (issuer, rest) = card.split_at(6);
     let (middle, last4) = rest.split_at(6);
     let tweak = [issuer.as_bytes(), last4.as_bytes()].concat();
     let mut digits: Vec<u32> = middle.bytes().map(|b| u32::from(b - b'0')).collect();
+    let tweak = Tweak::Bytes(&tweak);
     if encrypt {
-        fpe.encrypt_tweaked(&tweak, &mut digits)?;
+        fpe.encrypt_with(tweak, &mut digits, &mut scratch.scratch())?;
     } else {
-        fpe.decrypt_tweaked(&tweak, &mut digits)?;
+        fpe.decrypt_with(tweak, &mut digits, &mut scratch.scratch())?;
     }
     let middle: String = digits.iter().map(|&d| char::from(b'0' + d as u8)).collect();
     Ok(format!("{issuer}{middle}{last4}"))

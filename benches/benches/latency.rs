@@ -7,7 +7,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use fpe::ff1::{FF1, FlexibleNumeralString};
 use std::time::Duration;
 
-use riffpe::{Riffpe, RiffpeX, ScratchBuf, Selection};
+use riffpe::{Riffpe, RiffpeX, ScratchBuf, Selection, Tweak};
 use riffpe_benches::{Config, KEY, ROWS, TWEAK, aes_chain, aes_lanes, fixed_random};
 
 fn message(radices: &[u32], seed: u64) -> Vec<u32> {
@@ -35,30 +35,32 @@ fn riffpe_latency(c: &mut Criterion) {
                     _ => format!("{} constant-time", row.label),
                 };
                 let id = BenchmarkId::new(label, decimal);
-                let mut scratch = ScratchBuf::new();
                 macro_rules! bench {
-                    ($fpe:expr, $radices:expr) => {{
-                        let fpe = $fpe.expect("valid configuration").with_selection(selection);
+                    ($builder:expr, $radices:expr) => {{
+                        let fpe = $builder
+                            .selection(selection)
+                            .tweak(&TWEAK)
+                            .build(&KEY)
+                            .expect("valid configuration");
                         let mut m = message($radices, u64::from(decimal));
-                        let mut s = scratch.scratch(fpe.scratch_size());
+                        let mut scratch = ScratchBuf::for_message(&fpe);
+                        let mut s = scratch.scratch();
                         group.bench_function(id, |b| {
                             if encrypt {
-                                b.iter(|| fpe.encrypt_with(black_box(&mut m), &mut s))
+                                b.iter(|| fpe.encrypt_with(Tweak::Fixed, black_box(&mut m), &mut s))
                             } else {
-                                b.iter(|| fpe.decrypt_with(black_box(&mut m), &mut s))
+                                b.iter(|| fpe.decrypt_with(Tweak::Fixed, black_box(&mut m), &mut s))
                             }
                         });
                     }};
                 }
                 match config {
-                    Config::Riffpe(n, l, bpv) => bench!(
-                        Riffpe::with_bytes_per_value(n, l, &KEY, &TWEAK, bpv),
-                        &vec![n; l]
-                    ),
-                    Config::RiffpeX(radices) => bench!(
-                        RiffpeX::with_bytes_per_value(radices, &KEY, &TWEAK, 16),
-                        radices
-                    ),
+                    Config::Riffpe(n, l, bpv) => {
+                        bench!(Riffpe::builder(n, l).bytes_per_value(bpv), &vec![n; l])
+                    }
+                    Config::RiffpeX(radices) => {
+                        bench!(RiffpeX::builder(radices).bytes_per_value(16), radices)
+                    }
                 }
             }
         }

@@ -11,8 +11,8 @@ use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
 };
-use riffpe::Riffpe;
-use riffpe::integer::{DigitOrder, domain_size};
+use riffpe::integer::{DigitOrder, domain_size, from_digits, to_digits};
+use riffpe::{MessageError, Riffpe, ScratchBuf, Tweak};
 use riffpe_batch::{Batch, Mode};
 use riffpe_benches::{KEY, TWEAK, fixed_random};
 
@@ -33,19 +33,48 @@ const CONFIGS: [(&str, u32, usize, usize); 3] = [
     ("Riffpe(10,6) b=18", 10, 6, 18),
 ];
 
-const ALL_MODES: [(&str, Mode); 3] = [
-    ("single", Mode::Single),
-    ("lockstep", Mode::Lockstep),
-    ("parallel", Mode::Parallel),
+/// How an array is encrypted: one message at a time with the core (the baseline), or a batch.
+#[derive(Clone, Copy, Debug)]
+enum Way {
+    Single,
+    Batch(Mode),
+}
+
+const ALL_WAYS: [(&str, Way); 3] = [
+    ("single", Way::Single),
+    ("lockstep", Way::Batch(Mode::Lockstep)),
+    ("parallel", Way::Batch(Mode::Parallel)),
 ];
 
-/// Benches `count` fixed random numbers of `fpe`'s domain in each of `modes`, as `input`.
-fn bench_modes(
+/// The baseline: each number to digits, through `encrypt_with` alone, and back, with one
+/// scratch for all, as the batch does per chunk.
+fn one_at_a_time(
+    fpe: &Riffpe,
+    scratch: &mut ScratchBuf,
+    values: &mut [u64],
+    encrypt: bool,
+) -> Result<(), MessageError> {
+    let (domain, order) = (fpe.domain(), DigitOrder::BigEndian);
+    let mut digits = vec![0; fpe.digits()];
+    for value in values {
+        to_digits(*value, domain, order, &mut digits)?;
+        if encrypt {
+            fpe.encrypt_with(Tweak::Fixed, &mut digits, &mut scratch.scratch())?;
+        } else {
+            fpe.decrypt_with(Tweak::Fixed, &mut digits, &mut scratch.scratch())?;
+        }
+        *value = from_digits(&digits, domain, order)?;
+    }
+    Ok(())
+}
+
+/// Benches `count` fixed random numbers of `fpe`'s domain in each of `ways`, as `input`.
+fn bench_ways(
     group: &mut BenchmarkGroup<'_, WallTime>,
     fpe: &Riffpe,
     count: usize,
     input: &str,
-    modes: &[(&str, Mode)],
+    ways: &[(&str, Way)],
     encrypt: bool,
 ) {
     let size: u64 = domain_size(fpe.domain()).expect("the domain fits u64");
@@ -54,18 +83,29 @@ fn bench_modes(
         elements: count as u64,
         bytes: (count * size_of::<u64>()) as u64,
     });
-    for &(name, mode) in modes {
-        let batch = Batch::new(fpe).order(DigitOrder::BigEndian).mode(mode);
+    for &(name, way) in ways {
         let mut work = numbers.clone();
-        group.bench_function(BenchmarkId::new(name, input), |b| {
-            b.iter(|| {
-                if encrypt {
-                    batch.encrypt_ints(black_box(&mut work))
-                } else {
-                    batch.decrypt_ints(black_box(&mut work))
-                }
-            })
-        });
+        let id = BenchmarkId::new(name, input);
+        match way {
+            Way::Single => {
+                let mut scratch = ScratchBuf::for_message(fpe);
+                group.bench_function(id, |b| {
+                    b.iter(|| one_at_a_time(fpe, &mut scratch, black_box(&mut work), encrypt))
+                });
+            }
+            Way::Batch(mode) => {
+                let batch = Batch::new(fpe).order(DigitOrder::BigEndian).mode(mode);
+                group.bench_function(id, |b| {
+                    b.iter(|| {
+                        if encrypt {
+                            batch.encrypt_ints(black_box(&mut work))
+                        } else {
+                            batch.decrypt_ints(black_box(&mut work))
+                        }
+                    })
+                });
+            }
+        }
     }
 }
 
@@ -76,13 +116,16 @@ fn throughput(c: &mut Criterion) {
             .sample_size(10)
             .measurement_time(Duration::from_secs(8));
         for (index, (label, radix, digits, bytes_per_value)) in CONFIGS.into_iter().enumerate() {
-            let fpe = Riffpe::with_bytes_per_value(radix, digits, &KEY, &TWEAK, bytes_per_value)
+            let fpe = Riffpe::builder(radix, digits)
+                .bytes_per_value(bytes_per_value)
+                .tweak(&TWEAK)
+                .build(&KEY)
                 .expect("valid configuration");
             let sizes = if index == 0 { sizes() } else { vec![MIB] };
             for bytes in sizes {
                 let input = format!("{label} {}MiB", bytes / MIB);
                 let count = bytes / size_of::<u64>();
-                bench_modes(&mut group, &fpe, count, &input, &ALL_MODES, encrypt);
+                bench_ways(&mut group, &fpe, count, &input, &ALL_WAYS, encrypt);
             }
         }
         group.finish();
@@ -98,7 +141,7 @@ fn small_arrays(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(3));
     for count in [32, 128, 512, 2048] {
         let input = format!("Riffpe(100,8) b=16 {count} numbers");
-        bench_modes(&mut group, &fpe, count, &input, &ALL_MODES[1..], true);
+        bench_ways(&mut group, &fpe, count, &input, &ALL_WAYS[1..], true);
     }
     group.finish();
 }

@@ -127,7 +127,7 @@ pub fn aes_chain<C: BlockCipherEncrypt<BlockSize = U16>>(
 ///
 /// Its closure is a near-copy of [`aes_chain`]'s on purpose: one closure serving both (a flag,
 /// or one inlined function per loop) made the single chain keep its state in memory between
-/// blocks, and `aes_chain` took 25.5 µs instead of 20.8 (criterion, Zen 3).
+/// blocks, which slowed `aes_chain`.
 pub fn aes_lanes<C: BlockCipherEncrypt<BlockSize = U16>>(
     cipher: &C,
     blocks: usize,

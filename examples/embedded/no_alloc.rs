@@ -7,7 +7,7 @@
 #![cfg_attr(target_os = "none", no_main)]
 
 use riffpe::integer::{DigitOrder, from_digits, to_digits};
-use riffpe::{Error, Riffpe, Scratch};
+use riffpe::{Error, Riffpe, Scratch, Tweak};
 
 /// Radix 100, 3 digits: a 6-digit account number. Keystream scratch: 100 values of 18 bytes in
 /// whole AES blocks, plus one block of slack (what `fpe.scratch_size()` reports: 1824).
@@ -17,13 +17,16 @@ const KEYS: usize = 100 + 16;
 
 /// Encrypts a 6-digit number under `key`; nothing here allocates.
 pub fn tokenize(key: &[u8; 16], account: u64) -> Result<u64, Error> {
-    let fpe = Riffpe::with_bytes_per_value(100, 3, key, b"accounts", 18)?;
+    let fpe = Riffpe::builder(100, 3)
+        .bytes_per_value(18)
+        .tweak(b"accounts")
+        .build(key)?;
     let (mut keystream, mut keys) = ([0u8; KEYSTREAM_BYTES], [0u64; KEYS]);
     let mut scratch = Scratch::new(&mut keystream, &mut keys);
     let mut digits = [0u32; 3];
     to_digits(account, fpe.domain(), DigitOrder::BigEndian, &mut digits)?;
-    fpe.encrypt_with(&mut digits, &mut scratch)?;
-    from_digits(&digits, fpe.domain(), DigitOrder::BigEndian)
+    fpe.encrypt_with(Tweak::Fixed, &mut digits, &mut scratch)?;
+    Ok(from_digits(&digits, fpe.domain(), DigitOrder::BigEndian)?)
 }
 
 #[cfg(target_os = "none")]

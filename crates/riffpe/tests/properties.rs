@@ -2,10 +2,10 @@
 
 mod common;
 
-use common::{SplitMix, reference::Reference};
+use common::{Params, SplitMix};
 use proptest::prelude::*;
 use riffpe::integer::{DigitOrder, domain_size, from_digits, to_digits};
-use riffpe::{Domain, Riffpe, RiffpeX};
+use riffpe::{AnyFpe, Domain, ScratchBuf, ScratchSize, Selection, Tweak};
 
 /// Riffpe or RiffpeX parameters with a message, all valid.
 #[derive(Clone, Debug)]
@@ -64,82 +64,35 @@ fn case_with(radix: impl Strategy<Value = u32> + Clone) -> impl Strategy<Value =
         })
 }
 
-enum Any {
-    Riffpe(Riffpe),
-    RiffpeX(RiffpeX<Vec<u32>>),
+impl Case {
+    fn params(&self) -> Params<'_> {
+        Params {
+            mixed: self.mixed,
+            radices: &self.radices,
+            key: &self.key,
+            bytes_per_value: self.bytes_per_value,
+        }
+    }
 }
 
-impl Any {
-    fn new(c: &Case, tweak: &[u8]) -> Any {
-        if c.mixed {
-            Any::RiffpeX(
-                RiffpeX::with_bytes_per_value(c.radices.clone(), &c.key, tweak, c.bytes_per_value)
-                    .unwrap(),
-            )
-        } else {
-            Any::Riffpe(
-                Riffpe::with_bytes_per_value(
-                    c.radices[0],
-                    c.radices.len(),
-                    &c.key,
-                    tweak,
-                    c.bytes_per_value,
-                )
-                .unwrap(),
-            )
-        }
-    }
-    fn encrypt(&self, m: &mut [u32]) {
-        match self {
-            Any::Riffpe(f) => f.encrypt(m).unwrap(),
-            Any::RiffpeX(f) => f.encrypt(m).unwrap(),
-        }
-    }
-    fn decrypt(&self, m: &mut [u32]) {
-        match self {
-            Any::Riffpe(f) => f.decrypt(m).unwrap(),
-            Any::RiffpeX(f) => f.decrypt(m).unwrap(),
-        }
-    }
-    /// Lockstep over `messages`, with scratch for at most `lanes` lanes.
-    fn many(&self, messages: &mut [u32], lanes: usize, encrypt: bool) {
-        macro_rules! go {
-            ($f:expr) => {{
-                let f = $f;
-                let one = f.scratch_size();
-                let size = if lanes == usize::MAX {
-                    f.lockstep_scratch_size()
-                } else {
-                    riffpe::ScratchSize {
-                        keystream_bytes: one.keystream_bytes * lanes,
-                        keys: one.keys * lanes,
-                    }
-                };
-                let mut buf = riffpe::ScratchBuf::with_size(size);
-                let mut scratch = buf.scratch(size);
-                if encrypt {
-                    f.encrypt_many_with(messages, &mut scratch).unwrap()
-                } else {
-                    f.decrypt_many_with(messages, &mut scratch).unwrap()
-                }
-            }};
-        }
-        match self {
-            Any::Riffpe(f) => go!(f),
-            Any::RiffpeX(f) => go!(f),
-        }
-    }
-    fn encrypt_many(&self, messages: &mut [u32], lanes: usize) {
-        self.many(messages, lanes, true)
-    }
-    fn decrypt_many(&self, messages: &mut [u32], lanes: usize) {
-        self.many(messages, lanes, false)
-    }
-    fn encrypt_tweaked(&self, t: &[u8], m: &mut [u32]) {
-        match self {
-            Any::Riffpe(f) => f.encrypt_tweaked(t, m).unwrap(),
-            Any::RiffpeX(f) => f.encrypt_tweaked(t, m).unwrap(),
-        }
+/// Messages in lockstep under `tweak`, with scratch for at most `lanes` lanes (`usize::MAX`:
+/// as many as the backend runs).
+fn lockstep(fpe: &AnyFpe, tweak: Tweak<'_>, messages: &mut [u32], lanes: usize, encrypt: bool) {
+    let one = fpe.scratch_size();
+    let mut buf = if lanes == usize::MAX {
+        ScratchBuf::for_lockstep(fpe)
+    } else {
+        ScratchBuf::with_size(ScratchSize {
+            keystream_bytes: one.keystream_bytes * lanes,
+            keys: one.keys * lanes,
+        })
+    };
+    if encrypt {
+        fpe.encrypt_with(tweak, messages, &mut buf.scratch())
+            .unwrap()
+    } else {
+        fpe.decrypt_with(tweak, messages, &mut buf.scratch())
+            .unwrap()
     }
 }
 
@@ -148,34 +101,35 @@ proptest! {
 
     #[test]
     fn decrypt_inverts_encrypt(c in case()) {
-        let fpe = Any::new(&c, &c.tweak);
+        let fpe = c.params().fpe(&c.tweak);
         let mut m = c.message.clone();
-        fpe.encrypt(&mut m);
+        fpe.encrypt(&mut m).unwrap();
         prop_assert!(m.iter().zip(&c.radices).all(|(d, r)| d < r));
-        fpe.decrypt(&mut m);
+        fpe.decrypt(&mut m).unwrap();
         prop_assert_eq!(m, c.message);
     }
 
     #[test]
     fn fast_path_equals_plain_reference(c in case()) {
-        let fpe = Any::new(&c, &c.tweak);
-        let reference = Reference::new(&c.radices, c.mixed, &c.key, &c.tweak, c.bytes_per_value);
+        let fpe = c.params().fpe(&c.tweak);
+        let reference = c.params().reference(&c.tweak);
         let (mut fast, mut plain) = (c.message.clone(), c.message.clone());
-        fpe.encrypt(&mut fast);
+        fpe.encrypt(&mut fast).unwrap();
         reference.encrypt(&mut plain);
         prop_assert_eq!(&fast, &plain);
-        fpe.decrypt(&mut fast);
+        fpe.decrypt(&mut fast).unwrap();
         reference.decrypt(&mut plain);
         prop_assert_eq!(fast, plain);
     }
 
     #[test]
     fn per_call_tweak_equals_fixed_tweak(c in case(), other in prop::collection::vec(any::<u8>(), 0..40)) {
-        let fixed = Any::new(&c, &c.tweak);
-        let shared = Any::new(&c, &other);
+        let fixed = c.params().fpe(&c.tweak);
+        let shared = c.params().fpe(&other);
         let (mut a, mut b) = (c.message.clone(), c.message.clone());
-        fixed.encrypt(&mut a);
-        shared.encrypt_tweaked(&c.tweak, &mut b);
+        fixed.encrypt(&mut a).unwrap();
+        let mut buf = ScratchBuf::for_message(&shared);
+        shared.encrypt_with(Tweak::Bytes(&c.tweak), &mut b, &mut buf.scratch()).unwrap();
         prop_assert_eq!(a, b);
     }
 
@@ -211,24 +165,24 @@ fn exhaustive_bijection_on_small_domains() {
         let key_len = [16, 24, 32][rng.below(3) as usize];
         let key = rng.bytes(key_len);
         let b = 1 + rng.below(20) as usize;
-        let fpe = if mixed {
-            Any::RiffpeX(RiffpeX::with_bytes_per_value(radices.clone(), &key, b"bij", b).unwrap())
-        } else {
-            Any::Riffpe(
-                Riffpe::with_bytes_per_value(radices[0], radices.len(), &key, b"bij", b).unwrap(),
-            )
-        };
+        let fpe = Params {
+            mixed,
+            radices: &radices,
+            key: &key,
+            bytes_per_value: b,
+        }
+        .fpe(b"bij");
         let domain = Domain::Mixed(&radices);
         let size: u64 = domain_size(domain).unwrap();
         let mut seen = vec![false; size as usize];
         let mut m = vec![0; radices.len()];
         for x in 0..size {
             to_digits(x, domain, DigitOrder::LittleEndian, &mut m).unwrap();
-            fpe.encrypt(&mut m);
+            fpe.encrypt(&mut m).unwrap();
             let y: u64 = from_digits(&m, domain, DigitOrder::LittleEndian).unwrap();
             assert!(!seen[y as usize], "{radices:?} b={b}: {x} collides");
             seen[y as usize] = true;
-            fpe.decrypt(&mut m);
+            fpe.decrypt(&mut m).unwrap();
             assert_eq!(
                 from_digits::<u64>(&m, domain, DigitOrder::LittleEndian).unwrap(),
                 x
@@ -256,13 +210,13 @@ fn lockstep_equals_one_at_a_time() {
     for (mixed, radices, b) in configs {
         let key_len = [16, 24, 32][rng.below(3) as usize];
         let key = rng.bytes(key_len);
-        let fpe = if mixed {
-            Any::RiffpeX(RiffpeX::with_bytes_per_value(radices.clone(), &key, b"lanes", b).unwrap())
-        } else {
-            Any::Riffpe(
-                Riffpe::with_bytes_per_value(radices[0], radices.len(), &key, b"lanes", b).unwrap(),
-            )
-        };
+        let fpe = Params {
+            mixed,
+            radices: &radices,
+            key: &key,
+            bytes_per_value: b,
+        }
+        .fpe(b"lanes");
         let l = radices.len();
         for count in [0usize, 1, 2, 3, 7, 8, 9, 31, 64, 65, 131] {
             let messages: Vec<u32> = (0..count * l)
@@ -270,16 +224,16 @@ fn lockstep_equals_one_at_a_time() {
                 .collect();
             let mut one = messages.clone();
             for m in one.chunks_exact_mut(l) {
-                fpe.encrypt(m);
+                fpe.encrypt(m).unwrap();
             }
             for lanes_of_scratch in [usize::MAX, 3] {
                 let mut many = messages.clone();
-                fpe.encrypt_many(&mut many, lanes_of_scratch);
+                lockstep(&fpe, Tweak::Fixed, &mut many, lanes_of_scratch, true);
                 assert_eq!(
                     many, one,
                     "{radices:?} b={b} count={count} lanes≤{lanes_of_scratch}"
                 );
-                fpe.decrypt_many(&mut many, lanes_of_scratch);
+                lockstep(&fpe, Tweak::Fixed, &mut many, lanes_of_scratch, false);
                 assert_eq!(many, messages, "{radices:?} b={b} count={count} decrypt");
             }
         }
@@ -293,27 +247,22 @@ proptest! {
     /// message and many.
     #[test]
     fn constant_time_selection_equals_fast(c in small_case()) {
-        use riffpe::Selection;
-        let (fast, ct) = if c.mixed {
-            let f = RiffpeX::with_bytes_per_value(c.radices.clone(), &c.key, &c.tweak, c.bytes_per_value).unwrap();
-            (Any::RiffpeX(f.clone()), Any::RiffpeX(f.with_selection(Selection::ConstantTime)))
-        } else {
-            let f = Riffpe::with_bytes_per_value(c.radices[0], c.radices.len(), &c.key, &c.tweak, c.bytes_per_value).unwrap();
-            (Any::Riffpe(f.clone()), Any::Riffpe(f.with_selection(Selection::ConstantTime)))
-        };
+        let fast = c.params().fpe_with(&c.tweak, Selection::Fast);
+        let ct = c.params().fpe_with(&c.tweak, Selection::ConstantTime);
+        prop_assert_eq!(ct.selection(), Selection::ConstantTime);
         let (mut a, mut b) = (c.message.clone(), c.message.clone());
-        fast.encrypt(&mut a);
-        ct.encrypt(&mut b);
+        fast.encrypt(&mut a).unwrap();
+        ct.encrypt(&mut b).unwrap();
         prop_assert_eq!(&a, &b);
-        ct.decrypt(&mut b);
+        ct.decrypt(&mut b).unwrap();
         prop_assert_eq!(&b, &c.message);
 
         let many: Vec<u32> = c.message.iter().cycle().take(c.message.len() * 9).copied().collect();
         let (mut a, mut b) = (many.clone(), many.clone());
-        fast.encrypt_many(&mut a, usize::MAX);
-        ct.encrypt_many(&mut b, usize::MAX);
+        lockstep(&fast, Tweak::Fixed, &mut a, usize::MAX, true);
+        lockstep(&ct, Tweak::Fixed, &mut b, usize::MAX, true);
         prop_assert_eq!(&a, &b);
-        ct.decrypt_many(&mut b, usize::MAX);
+        lockstep(&ct, Tweak::Fixed, &mut b, usize::MAX, false);
         prop_assert_eq!(b, many);
     }
 }

@@ -2,11 +2,11 @@
 
 mod common;
 
-use common::{Vector, parse_vectors, public_vectors, reference::Reference};
-use riffpe::{Riffpe, RiffpeX, ScratchBuf};
+use common::{Params, Vector, parse_vectors, public_vectors};
+use riffpe::{AnyFpe, Riffpe, RiffpeX, ScratchBuf, Tweak};
 
-/// Checks one vector through the fixed-tweak, per-call-tweak and caller-scratch paths.
-/// Returns a description of the first mismatch.
+/// Checks one vector through the fixed-tweak, per-call-tweak (shared and per-message),
+/// caller-scratch and run-time-scheme paths. Returns a description of the first mismatch.
 fn check(v: &Vector) -> Result<(), String> {
     let at = |what: &str, got: &[u32], want: &[u32]| {
         if got == want {
@@ -28,12 +28,12 @@ fn check(v: &Vector) -> Result<(), String> {
             fpe.decrypt(&mut m).map_err(|e| e.to_string())?;
             at("decrypt", &m, &v.plaintext)?;
 
-            let mut scratch = buf.scratch(fpe.scratch_size());
+            buf.reserve(fpe.scratch_size());
             let mut m = v.plaintext.clone();
-            fpe.encrypt_with(&mut m, &mut scratch)
+            fpe.encrypt_with(Tweak::Fixed, &mut m, &mut buf.scratch())
                 .map_err(|e| e.to_string())?;
             at("encrypt_with", &m, &v.ciphertext)?;
-            fpe.decrypt_with(&mut m, &mut scratch)
+            fpe.decrypt_with(Tweak::Fixed, &mut m, &mut buf.scratch())
                 .map_err(|e| e.to_string())?;
             at("decrypt_with", &m, &v.plaintext)?;
 
@@ -41,23 +41,52 @@ fn check(v: &Vector) -> Result<(), String> {
             let other = $other_tweak.map_err(|e| format!("line {}: {e}", v.line))?;
             let mut m = v.plaintext.clone();
             other
-                .encrypt_tweaked(&v.tweak, &mut m)
+                .encrypt_with(Tweak::Bytes(&v.tweak), &mut m, &mut buf.scratch())
                 .map_err(|e| e.to_string())?;
-            at("encrypt_tweaked", &m, &v.ciphertext)?;
+            at("encrypt_with Tweak::Bytes", &m, &v.ciphertext)?;
             other
-                .decrypt_tweaked(&v.tweak, &mut m)
+                .decrypt_with(Tweak::Bytes(&v.tweak), &mut m, &mut buf.scratch())
                 .map_err(|e| e.to_string())?;
-            at("decrypt_tweaked", &m, &v.plaintext)?;
+            at("decrypt_with Tweak::Bytes", &m, &v.plaintext)?;
+            let tweaks: [&[u8]; 1] = [&v.tweak];
+            other
+                .encrypt_with(Tweak::PerMessage(&tweaks), &mut m, &mut buf.scratch())
+                .map_err(|e| e.to_string())?;
+            at("encrypt_with Tweak::PerMessage", &m, &v.ciphertext)?;
+            other
+                .decrypt_with(Tweak::PerMessage(&tweaks), &mut m, &mut buf.scratch())
+                .map_err(|e| e.to_string())?;
+            at("decrypt_with Tweak::PerMessage", &m, &v.plaintext)?;
+
+            // The scheme chosen at run time.
+            let any: AnyFpe = fpe.into();
+            let mut m = v.plaintext.clone();
+            any.encrypt(&mut m).map_err(|e| e.to_string())?;
+            at("AnyFpe encrypt", &m, &v.ciphertext)?;
+            any.decrypt(&mut m).map_err(|e| e.to_string())?;
+            at("AnyFpe decrypt", &m, &v.plaintext)?;
         }};
     }
     match &v.radices {
         None => all_paths!(
-            Riffpe::with_bytes_per_value(v.radix, v.digits, &v.key, &v.tweak, v.bytes_per_value),
-            Riffpe::with_bytes_per_value(v.radix, v.digits, &v.key, b"other", v.bytes_per_value)
+            Riffpe::builder(v.radix, v.digits)
+                .bytes_per_value(v.bytes_per_value)
+                .tweak(&v.tweak)
+                .build(&v.key),
+            Riffpe::builder(v.radix, v.digits)
+                .bytes_per_value(v.bytes_per_value)
+                .tweak(b"other")
+                .build(&v.key)
         ),
         Some(radices) => all_paths!(
-            RiffpeX::with_bytes_per_value(radices.clone(), &v.key, &v.tweak, v.bytes_per_value),
-            RiffpeX::with_bytes_per_value(radices.as_slice(), &v.key, b"other", v.bytes_per_value)
+            RiffpeX::builder(radices.clone())
+                .bytes_per_value(v.bytes_per_value)
+                .tweak(&v.tweak)
+                .build(&v.key),
+            RiffpeX::builder(radices.as_slice())
+                .bytes_per_value(v.bytes_per_value)
+                .tweak(b"other")
+                .build(&v.key)
         ),
     }
     Ok(())
@@ -89,7 +118,7 @@ fn public_vectors_cover_both_schemes() {
 }
 
 /// The plain reference implementation agrees with the reference's vectors too, so it is a
-/// trustworthy oracle for the properties in `reference.rs`.
+/// trustworthy oracle for the properties.
 #[test]
 fn plain_reference_matches_public_vectors() {
     for v in public_vectors()
@@ -97,13 +126,13 @@ fn plain_reference_matches_public_vectors() {
         .filter(|v| v.radix <= 300 && v.digits <= 20)
     {
         let radices = v.radices.clone().unwrap_or_else(|| vec![v.radix; v.digits]);
-        let r = Reference::new(
-            &radices,
-            v.radices.is_some(),
-            &v.key,
-            &v.tweak,
-            v.bytes_per_value,
-        );
+        let r = Params {
+            mixed: v.radices.is_some(),
+            radices: &radices,
+            key: &v.key,
+            bytes_per_value: v.bytes_per_value,
+        }
+        .reference(&v.tweak);
         let mut m = v.plaintext.clone();
         r.encrypt(&mut m);
         assert_eq!(m, v.ciphertext, "line {}", v.line);

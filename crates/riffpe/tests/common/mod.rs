@@ -1,8 +1,9 @@
-//! Shared by the integration tests: the vector format and the plain reference implementation.
+//! Shared by the integration tests: the vector format, cipher makers over both schemes and a
+//! seeded generator.
 #![allow(dead_code)]
 
-pub mod reference;
-
+use riffpe::{AnyFpe, Riffpe, RiffpeX, Selection};
+use riffpe_reference::{Reference, Scheme};
 use serde_json::Value;
 
 /// One line of a vector file (`shared/vectors/*.jsonl` format).
@@ -59,6 +60,56 @@ pub fn parse_vectors(text: &str) -> Vec<Vector> {
 
 pub fn public_vectors() -> Vec<Vector> {
     parse_vectors(include_str!("../data/public.jsonl"))
+}
+
+/// Parameters of a cipher over either scheme: RiffpeX if `mixed`, else Riffpe over
+/// `radices.len()` digits of `radices[0]`.
+#[derive(Clone, Copy, Debug)]
+pub struct Params<'a> {
+    pub mixed: bool,
+    pub radices: &'a [u32],
+    pub key: &'a [u8],
+    pub bytes_per_value: usize,
+}
+
+impl Params<'_> {
+    /// The fast cipher with fixed tweak `tweak` and `selection`.
+    pub fn fpe_with(&self, tweak: &[u8], selection: Selection) -> AnyFpe {
+        let built = if self.mixed {
+            RiffpeX::builder(self.radices.to_vec())
+                .bytes_per_value(self.bytes_per_value)
+                .selection(selection)
+                .tweak(tweak)
+                .build(self.key)
+                .map(AnyFpe::from)
+        } else {
+            Riffpe::builder(self.radices[0], self.radices.len())
+                .bytes_per_value(self.bytes_per_value)
+                .selection(selection)
+                .tweak(tweak)
+                .build(self.key)
+                .map(AnyFpe::from)
+        };
+        built.unwrap_or_else(|e| panic!("{self:?}: {e}"))
+    }
+
+    /// The fast cipher with fixed tweak `tweak` and the default selection.
+    pub fn fpe(&self, tweak: &[u8]) -> AnyFpe {
+        self.fpe_with(tweak, Selection::default())
+    }
+
+    /// The plain implementation with tweak `tweak`.
+    pub fn reference(&self, tweak: &[u8]) -> Reference {
+        let scheme = if self.mixed {
+            Scheme::RiffpeX(self.radices)
+        } else {
+            Scheme::Riffpe {
+                radix: self.radices[0],
+                digits: self.radices.len(),
+            }
+        };
+        Reference::new(scheme, self.key, tweak, self.bytes_per_value)
+    }
 }
 
 /// A small deterministic generator for tests that must not depend on a seed file.

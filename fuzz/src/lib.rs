@@ -16,16 +16,18 @@ pub mod cli;
 
 use case::{Case, Outcome};
 
-/// The test file the reproducers are written for (it imports what they name).
-pub const CASES_FILE: &str = "fuzz/tests/cases.rs";
-
 /// A fuzz case that can print itself back as a Rust test.
 pub trait Reproduce: Send {
+    /// The test file the reproducer is written for (it imports what the reproducer names).
+    fn file(&self) -> &'static str;
     /// A `#[test]` that rebuilds this case and runs `check` on it.
     fn reproducer(&self, check: &str) -> String;
 }
 
 impl Reproduce for Case {
+    fn file(&self) -> &'static str {
+        "fuzz/tests/cases.rs"
+    }
     fn reproducer(&self, check: &str) -> String {
         Case::reproducer(self, check)
     }
@@ -33,6 +35,9 @@ impl Reproduce for Case {
 
 #[cfg(feature = "cli")]
 impl Reproduce for cli::CliCase {
+    fn file(&self) -> &'static str {
+        "fuzz/tests/cli_cases.rs"
+    }
     fn reproducer(&self, check: &str) -> String {
         cli::CliCase::reproducer(self, check)
     }
@@ -73,7 +78,8 @@ fn checked<T: Reproduce>(case: &T, lists: &[&[Check<T>]]) -> Outcome {
     for &(name, check) in lists.iter().copied().flatten() {
         check(case).map_err(|failure| {
             format!(
-                "{name}: {failure}\n\n// Paste into {CASES_FILE}:\n{}",
+                "{name}: {failure}\n\n// Paste into {}:\n{}",
+                case.file(),
                 case.reproducer(name)
             )
         })?;
@@ -123,12 +129,13 @@ fn install_hook() {
             {
                 eprintln!(
                     "\n==== riffpe-fuzz: `{}` failed in target `{}` ====\n\n\
-                     // Paste into {CASES_FILE}:\n{}\n\
+                     // Paste into {}:\n{}\n\
                      Or keep the input: copy the crash file libFuzzer names below \
                      (fuzz/artifacts/{}/crash-…) to fuzz/regressions/{}/; \
                      `cargo test --manifest-path fuzz/Cargo.toml` replays every file there.\n",
                     c.check,
                     c.target,
+                    c.case.file(),
                     c.case.reproducer(c.check),
                     c.target,
                     c.target,

@@ -320,6 +320,27 @@ impl Params {
         })
     }
 
+    /// The error a call on `digits` as messages back to back (`encrypt_with`) must return, if
+    /// any: a length that is not a whole number of messages, else the first digit not below
+    /// its radix. Zero messages are fine.
+    pub fn many_error(&self, digits: &[u32]) -> Option<MessageError> {
+        let l = self.digits();
+        if l == 0 || !digits.len().is_multiple_of(l) {
+            return Some(MessageError::MessageLength {
+                expected: l,
+                actual: digits.len(),
+            });
+        }
+        digits.iter().enumerate().find_map(|(index, &digit)| {
+            let radix = self.radix(index % l);
+            (digit >= radix).then_some(MessageError::DigitOutOfRange {
+                message: index / l,
+                position: index % l,
+                radix,
+            })
+        })
+    }
+
     /// The cipher these parameters describe, through the public builders, as [`AnyFpe`].
     pub fn build(
         &self,

@@ -4,18 +4,15 @@
 
 use std::time::Instant;
 
-use riffpe_fuzz::case::Case;
-use riffpe_fuzz::check::Outcome;
-use riffpe_fuzz::cli::CliCase;
-use riffpe_fuzz::{Check, FuzzCase, batch, check, cli, regression_file};
+use riffpe_fuzz::{Check, Reproduce, case::Case, decode};
 
-fn show<T: FuzzCase>(data: &[u8], checks: &[Check<T>]) {
-    let case = T::decode(data);
+fn show<'a, T: Reproduce + arbitrary::Arbitrary<'a>>(data: &'a [u8], checks: &[Check<T>]) {
+    let case: T = decode(data);
     for &(name, check) in checks {
         // The reproducer first: the check may panic.
-        println!("{}", case.reproducer(name, regression_file(name)));
+        println!("{}", case.reproducer(name));
         let start = Instant::now();
-        let outcome: Outcome = check(&case);
+        let outcome = check(&case);
         println!("// {name}: {outcome:?} in {:?}\n", start.elapsed());
     }
 }
@@ -27,15 +24,10 @@ fn main() {
         let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         println!("// {path}");
         match target.as_str() {
-            "roundtrip" => show::<Case>(&data, &[("check::roundtrip", check::roundtrip)]),
-            "differential" => show::<Case>(
-                &data,
-                &[
-                    ("check::differential", check::differential),
-                    ("batch::modes", batch::modes),
-                ],
-            ),
-            "cli_records" => show::<CliCase>(&data, &[("cli::records", cli::records)]),
+            "roundtrip" => show::<Case>(&data, riffpe_fuzz::ROUNDTRIP),
+            "differential" => show::<Case>(&data, riffpe_fuzz::DIFFERENTIAL),
+            #[cfg(feature = "cli")]
+            "cli_records" => show::<riffpe_fuzz::cli::CliCase>(&data, riffpe_fuzz::CLI_RECORDS),
             other => panic!("unknown target {other:?}: roundtrip, differential or cli_records"),
         }
     }

@@ -5,8 +5,5 @@
 
 use libfuzzer_sys::fuzz_target;
 use riffpe_fuzz::cli::CliCase;
-use riffpe_fuzz::{cli, run};
 
-fuzz_target!(|data: &[u8]| {
-    run::<CliCase>("cli_records", data, &[("cli::records", cli::records)]);
-});
+fuzz_target!(|case: CliCase| riffpe_fuzz::run("cli_records", &case, riffpe_fuzz::CLI_RECORDS));

@@ -5,8 +5,5 @@
 
 use libfuzzer_sys::fuzz_target;
 use riffpe_fuzz::case::Case;
-use riffpe_fuzz::{check, run};
 
-fuzz_target!(|data: &[u8]| {
-    run::<Case>("roundtrip", data, &[("check::roundtrip", check::roundtrip)]);
-});
+fuzz_target!(|case: Case| riffpe_fuzz::run("roundtrip", &case, riffpe_fuzz::ROUNDTRIP));

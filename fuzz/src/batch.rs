@@ -1,19 +1,17 @@
-//! The batch crate's three modes against the core's one-message path (part of `differential`),
-//! shared with `crates/riffpe-cli/tests/fuzz_regressions.rs` (which includes this file).
+//! The batch crate's modes against the core's one-message path (part of `differential`).
 
 use riffpe::integer::{DigitOrder, Integer, domain_size, from_digits};
-use riffpe::{Error, Fpe, Radices};
-use riffpe_batch::{Batch, BatchError, Mode};
+use riffpe::{AnyFpe, MessageError, ScratchBuf, Selection, Tweak};
+use riffpe_batch::{Batch, Mode};
 
-use crate::case::Outcome;
-use crate::case::{Case, FUZZ_BUDGET};
-use crate::cipher::message_error;
-use crate::cipher::{Cipher, with_fpe};
+use crate::case::{Case, FUZZ_BUDGET, Outcome};
+use crate::check::ensure;
 
-const MODES: [Mode; 3] = [Mode::Single, Mode::Lockstep, Mode::Parallel];
+const MODES: [Mode; 2] = [Mode::Lockstep, Mode::Parallel];
 
 /// `Batch::{encrypt,decrypt}_{digits,ints}` in every mode give what `Fpe::{encrypt,decrypt}`
-/// give one message at a time (the core's paths are checked against the reference by
+/// give one message at a time, and with a tweak per message what the core gives each message
+/// under its own tweak (the core's paths are checked against the reference by
 /// `check::differential`); an invalid message refuses the whole batch, naming the message and
 /// leaving everything unchanged.
 pub fn modes(case: &Case) -> Outcome {
@@ -22,28 +20,33 @@ pub fn modes(case: &Case) -> Outcome {
 
 /// [`modes`] with another work budget (see [`Case::within_budget`]).
 pub fn modes_within(case: &Case, budget: u64) -> Outcome {
-    match Cipher::build(case) {
-        Ok(cipher) if case.within_budget(budget) => with_fpe!(&cipher, |fpe| modes_with(case, fpe)),
+    match case.build(Selection::default()) {
+        Ok(fpe) if case.within_budget(budget) => modes_with(case, &fpe),
         _ => Ok(()),
     }
 }
 
-macro_rules! ensure {
-    ($condition:expr, $($message:tt)+) => {
-        if !$condition {
-            return Err(format!($($message)+));
-        }
-    };
-}
-
-fn modes_with<D: Radices + Sync>(case: &Case, fpe: &Fpe<D>) -> Outcome {
+fn modes_with(case: &Case, fpe: &AnyFpe) -> Outcome {
     let params = &case.params;
-    let valid: Vec<&[u32]> = case
-        .messages
-        .iter()
-        .filter(|m| message_error(params, m).is_none())
-        .map(Vec::as_slice)
+    let valid_index: Vec<usize> = (0..case.messages.len())
+        .filter(|&m| params.message_error(&case.messages[m]).is_none())
         .collect();
+    let valid: Vec<&[u32]> = valid_index
+        .iter()
+        .map(|&m| case.messages[m].as_slice())
+        .collect();
+    let tweaks: Vec<&[u8]> = valid_index
+        .iter()
+        .map(|&m| case.message_tweaks[m].as_slice())
+        .collect();
+    let mut buf = ScratchBuf::for_message(fpe);
+    let mut per_message = Vec::new();
+    for (&message, &tweak) in valid.iter().zip(&tweaks) {
+        let mut m = message.to_vec();
+        fpe.encrypt_with(Tweak::Bytes(tweak), &mut m, &mut buf.scratch())
+            .map_err(|e| format!("encrypt_with(Bytes) of {message:?}: {e:?}"))?;
+        per_message.extend(m);
+    }
     let (mut encrypted, mut decrypted) = (Vec::new(), Vec::new());
     for &message in &valid {
         let mut m = message.to_vec();
@@ -60,7 +63,7 @@ fn modes_with<D: Radices + Sync>(case: &Case, fpe: &Fpe<D>) -> Outcome {
         .messages
         .iter()
         .enumerate()
-        .find_map(|(index, m)| message_error(params, m).map(|error| (index, error)));
+        .find_map(|(index, m)| params.message_error(m).map(|error| (index, error)));
 
     for mode in MODES {
         let batch = Batch::new(fpe).mode(mode);
@@ -77,16 +80,36 @@ fn modes_with<D: Radices + Sync>(case: &Case, fpe: &Fpe<D>) -> Outcome {
             "{mode:?} decrypt_digits of {valid:?}: {result:?} {got:?}, expected {decrypted:?}"
         );
 
+        let mut got = flat.clone();
+        let result = batch
+            .tweak(Tweak::PerMessage(&tweaks))
+            .encrypt_digits(&mut got);
+        ensure!(
+            result.is_ok() && got == per_message,
+            "{mode:?} encrypt_digits of {valid:?} under {tweaks:?}: {result:?} {got:?}, expected {per_message:?}"
+        );
+
         // Messages of the right length, one with a digit out of range: refused, unchanged.
-        if let Some((index, error @ Error::DigitOutOfRange { .. })) = first_invalid {
+        if let Some((
+            index,
+            MessageError::DigitOutOfRange {
+                position, radix, ..
+            },
+        )) = first_invalid
+        {
             let lengths = case.messages.iter().all(|m| m.len() == params.digits());
             if lengths {
                 let all = case.messages.concat();
                 let mut got = all.clone();
                 let result = batch.encrypt_digits(&mut got);
+                let expected = MessageError::DigitOutOfRange {
+                    message: index,
+                    position,
+                    radix,
+                };
                 ensure!(
-                    result == Err(BatchError { index, error }) && got == all,
-                    "{mode:?} encrypt_digits of {:?}: {result:?}, expected message {index}: {error:?}",
+                    result == Err(expected) && got == all,
+                    "{mode:?} encrypt_digits of {:?}: {result:?}, expected {expected:?}",
                     case.messages
                 );
             }
@@ -95,12 +118,12 @@ fn modes_with<D: Radices + Sync>(case: &Case, fpe: &Fpe<D>) -> Outcome {
         // Integers are converted outside the mode: one order per mode covers both.
         let order = match mode {
             Mode::Lockstep => DigitOrder::LittleEndian,
-            _ => DigitOrder::BigEndian,
+            Mode::Parallel => DigitOrder::BigEndian,
         };
         if domain_size::<u64>(fpe.domain()).is_ok() {
-            integers::<u64, D>(fpe, mode, order, &valid, &encrypted, &decrypted)?;
+            integers::<u64>(fpe, mode, order, &valid, &encrypted, &decrypted)?;
         } else if domain_size::<u128>(fpe.domain()).is_ok() {
-            integers::<u128, D>(fpe, mode, order, &valid, &encrypted, &decrypted)?;
+            integers::<u128>(fpe, mode, order, &valid, &encrypted, &decrypted)?;
         }
     }
     Ok(())
@@ -108,8 +131,8 @@ fn modes_with<D: Radices + Sync>(case: &Case, fpe: &Fpe<D>) -> Outcome {
 
 /// The messages as integers in `order`, through `encrypt_ints` and `decrypt_ints`; then a value
 /// not below the domain size, which must be refused.
-fn integers<T: Integer + Send, D: Radices + Sync>(
-    fpe: &Fpe<D>,
+fn integers<T: Integer + Send>(
+    fpe: &AnyFpe,
     mode: Mode,
     order: DigitOrder,
     valid: &[&[u32]],
@@ -145,9 +168,8 @@ fn integers<T: Integer + Send, D: Radices + Sync>(
     with_size.push(size);
     let before = with_size.clone();
     let result = batch.encrypt_ints(&mut with_size);
-    let expected = Err(BatchError {
-        index: plain.len(),
-        error: Error::ValueOutOfDomain,
+    let expected = Err(MessageError::ValueOutOfDomain {
+        message: plain.len(),
     });
     ensure!(
         result == expected && with_size == before,

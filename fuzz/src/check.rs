@@ -1,18 +1,16 @@
-//! The properties the `roundtrip` and `differential` targets check, one function per target,
-//! shared with `crates/riffpe/tests/fuzz_regressions.rs` (which includes this file).
+//! The properties the `roundtrip` and `differential` targets check, one function per target.
 //!
 //! Each returns `Err` with a description of the first property that failed, so the caller can
 //! print a reproducer before it panics.
 
 use riffpe::{
-    Domain, Error, Fpe, MAX_SCRATCH_BYTES, Radices, Scratch, ScratchBuf, ScratchSize, Selection,
+    AnyFpe, MAX_SCRATCH_BYTES, MessageError, Scratch, ScratchBuf, ScratchSize, Selection,
+    SetupError, Tweak,
 };
+use riffpe_reference::{Reference, Scheme};
 
 pub use crate::case::Outcome;
 use crate::case::{Case, FUZZ_BUDGET, Params, to_hex};
-pub use crate::cipher::message_error;
-use crate::cipher::{Cipher, with_fpe};
-use crate::reference::Reference;
 
 macro_rules! ensure {
     ($condition:expr, $($message:tt)+) => {
@@ -21,48 +19,45 @@ macro_rules! ensure {
         }
     };
 }
+pub(crate) use ensure;
 
 /// `roundtrip`: construction fails with an error SPEC names for these parameters or succeeds
 /// within the scratch cap; then, for each message, with the fixed tweak and a per-call tweak:
 /// decrypt(encrypt(m)) = m and encrypt(decrypt(m)) = m with every digit below its radix, the
-/// caller-scratch and tweaked-with-the-fixed-tweak variants agree, and an invalid message is
-/// refused with the error that names it, unchanged. Parameters beyond the fuzzer's budget are
-/// only constructed and given messages that must be refused before any work.
+/// caller-scratch and explicit-tweak variants agree, and an invalid message is refused with
+/// the error that names it, unchanged. Parameters beyond the fuzzer's budget are only
+/// constructed and given messages that must be refused before any work.
 pub fn roundtrip(case: &Case) -> Outcome {
     roundtrip_within(case, FUZZ_BUDGET)
 }
 
 /// [`roundtrip`] with another work budget (see [`Case::within_budget`]).
 pub fn roundtrip_within(case: &Case, budget: u64) -> Outcome {
-    let built = Cipher::build(case);
+    let built = case.build(Selection::default());
     construction(case, &built)?;
-    let Ok(cipher) = &built else {
+    let Ok(fpe) = &built else {
         return Ok(());
     };
-    with_fpe!(cipher, |fpe| {
-        if case.within_budget(budget) {
-            roundtrip_with(case, fpe)
-        } else {
-            refused_before_any_work(case, fpe)
-        }
-    })
+    if case.within_budget(budget) {
+        roundtrip_with(case, fpe)
+    } else {
+        refused_before_any_work(case, fpe)
+    }
 }
 
-/// `differential`: the fast path (one message, fast and constant-time selection), the
-/// lockstep path (`*_many_with`, with scratch for a few lanes and for all of them) and the
-/// plain reference implementation give the same ciphertexts and plaintexts.
+/// `differential`: the one-message path (fast and constant-time selection), the lockstep path
+/// (a shared tweak with scratch for a few lanes and for all of them, and a tweak per message)
+/// and the plain reference implementation give the same ciphertexts and plaintexts.
 pub fn differential(case: &Case) -> Outcome {
     differential_within(case, FUZZ_BUDGET)
 }
 
 /// [`differential`] with another work budget (see [`Case::within_budget`]).
 pub fn differential_within(case: &Case, budget: u64) -> Outcome {
-    let built = Cipher::build(case);
+    let built = case.build(Selection::default());
     construction(case, &built)?;
     match &built {
-        Ok(cipher) if case.within_budget(budget) => {
-            with_fpe!(cipher, |fpe| differential_with(case, fpe, budget))
-        }
+        Ok(fpe) if case.within_budget(budget) => differential_with(case, fpe, budget),
         _ => Ok(()),
     }
 }
@@ -118,29 +113,29 @@ fn scratch_bounds(case: &Case) -> (u64, u64) {
 /// The constructor's answer against SPEC's "Invalid parameters and inputs": an error must name
 /// a parameter that is invalid, with its value; success needs valid parameters, and scratch
 /// sizes that hold a step's keystream and a key per value within [`MAX_SCRATCH_BYTES`].
-pub fn construction(case: &Case, built: &Result<Cipher, Error>) -> Outcome {
+pub fn construction(case: &Case, built: &Result<AnyFpe, SetupError>) -> Outcome {
     let params = &case.params;
     let digits = params.digits();
     let b = case.bytes_per_value;
     let width = params.width();
     let mut invalid = Vec::new();
     if digits == 0 {
-        invalid.push(Error::NoDigits);
+        invalid.push(SetupError::NoDigits);
     }
     if let Some((index, radix)) = bad_radix(params) {
-        invalid.push(Error::InvalidRadix { index, radix });
+        invalid.push(SetupError::InvalidRadix { index, radix });
     }
     if b == 0 {
-        invalid.push(Error::InvalidBytesPerValue { bytes_per_value: b });
+        invalid.push(SetupError::InvalidBytesPerValue { bytes_per_value: b });
     }
     if digits > max_digits(width) {
-        invalid.push(Error::TooManyDigits {
+        invalid.push(SetupError::TooManyDigits {
             digits,
             max: max_digits(width),
         });
     }
     if ![16, 24, 32].contains(&case.key.len()) {
-        invalid.push(Error::InvalidKeyLength {
+        invalid.push(SetupError::InvalidKeyLength {
             len: case.key.len(),
         });
     }
@@ -152,7 +147,7 @@ pub fn construction(case: &Case, built: &Result<Cipher, Error>) -> Outcome {
     let key_hex = to_hex(&case.key);
 
     match built {
-        Ok(cipher) => {
+        Ok(fpe) => {
             ensure!(
                 invalid.is_empty() && !scratch_must_fail,
                 "constructed although SPEC refuses it: {invalid:?}{}",
@@ -162,50 +157,42 @@ pub fn construction(case: &Case, built: &Result<Cipher, Error>) -> Outcome {
                     String::new()
                 }
             );
-            with_fpe!(cipher, |fpe| {
-                let expected = match params {
-                    Params::Riffpe { radix, digits } => Domain::Uniform {
-                        radix: *radix,
-                        digits: *digits,
-                    },
-                    Params::RiffpeX { radices } => Domain::Mixed(radices),
-                };
-                ensure!(
-                    fpe.domain() == expected,
-                    "domain {:?}, built from {expected:?}",
-                    fpe.domain()
-                );
-                ensure!(fpe.digits() == digits, "digits() {}", fpe.digits());
-                ensure!(
-                    fpe.bytes_per_value() == b,
-                    "bytes_per_value() {}",
-                    fpe.bytes_per_value()
-                );
-                let one = fpe.scratch_size();
-                let one_bytes =
-                    to_u64(one.keystream_bytes).saturating_add(to_u64(one.keys).saturating_mul(8));
-                ensure!(
-                    to_u64(one.keystream_bytes) >= keystream
-                        && to_u64(one.keys) >= u64::from(params.max_radix())
-                        && one_bytes <= MAX_SCRATCH_BYTES,
-                    "scratch_size() {one:?} for a keystream of {keystream} bytes, cap {MAX_SCRATCH_BYTES}"
-                );
-                let lockstep = fpe.lockstep_scratch_size();
-                ensure!(
-                    lockstep.keystream_bytes >= one.keystream_bytes && lockstep.keys >= one.keys,
-                    "lockstep_scratch_size() {lockstep:?} below scratch_size() {one:?}"
-                );
-                ensure!(fpe.lanes() >= 1, "lanes() is 0");
-                let debug = format!("{fpe:?}");
-                ensure!(
-                    case.key.len() < 8 || !debug.to_lowercase().contains(&key_hex),
-                    "Debug shows the key: {debug}"
-                );
-                Ok(())
-            })
+            ensure!(
+                fpe.domain() == params.domain(),
+                "domain {:?}, built from {:?}",
+                fpe.domain(),
+                params.domain()
+            );
+            ensure!(fpe.digits() == digits, "digits() {}", fpe.digits());
+            ensure!(
+                fpe.bytes_per_value() == b,
+                "bytes_per_value() {}",
+                fpe.bytes_per_value()
+            );
+            let one = fpe.scratch_size();
+            let one_bytes =
+                to_u64(one.keystream_bytes).saturating_add(to_u64(one.keys).saturating_mul(8));
+            ensure!(
+                to_u64(one.keystream_bytes) >= keystream
+                    && to_u64(one.keys) >= u64::from(params.max_radix())
+                    && one_bytes <= MAX_SCRATCH_BYTES,
+                "scratch_size() {one:?} for a keystream of {keystream} bytes, cap {MAX_SCRATCH_BYTES}"
+            );
+            let lockstep = fpe.lockstep_scratch_size();
+            ensure!(
+                lockstep.keystream_bytes >= one.keystream_bytes && lockstep.keys >= one.keys,
+                "lockstep_scratch_size() {lockstep:?} below scratch_size() {one:?}"
+            );
+            ensure!(fpe.lanes() >= 1, "lanes() is 0");
+            let debug = format!("{fpe:?}");
+            ensure!(
+                case.key.len() < 8 || !debug.to_lowercase().contains(&key_hex),
+                "Debug shows the key: {debug}"
+            );
+            Ok(())
         }
         Err(
-            error @ Error::ScratchTooLarge {
+            error @ SetupError::ScratchTooLarge {
                 needed: got,
                 max: cap,
             },
@@ -238,7 +225,7 @@ pub fn construction(case: &Case, built: &Result<Cipher, Error>) -> Outcome {
 fn apply(
     what: &str,
     message: &[u32],
-    op: impl FnOnce(&mut [u32]) -> Result<(), Error>,
+    op: impl FnOnce(&mut [u32]) -> Result<(), MessageError>,
 ) -> Result<Vec<u32>, String> {
     let mut out = message.to_vec();
     op(&mut out).map_err(|e| format!("{what} of {message:?}: unexpected {e:?}"))?;
@@ -252,53 +239,62 @@ fn same(what: &str, got: &[u32], expected: &[u32]) -> Outcome {
 
 /// Every digit below its radix.
 fn in_domain(what: &str, params: &Params, message: &[u32]) -> Outcome {
+    let error = params.message_error(message);
     ensure!(
-        message_error(params, message).is_none(),
-        "{what} left the domain: {message:?} ({:?})",
-        message_error(params, message)
+        error.is_none(),
+        "{what} left the domain: {message:?} ({error:?})"
     );
     Ok(())
 }
 
-/// A single-message operation, for the tables below.
-type Op<D> = fn(&Fpe<D>, &Case, &mut [u32], &mut Scratch<'_>) -> Result<(), Error>;
+/// A single-message operation, for the table below.
+type Op = fn(&AnyFpe, &Case, &mut [u32], &mut Scratch<'_>) -> Result<(), MessageError>;
 
 /// Every single-message entry point; those without a scratch argument ignore it.
-fn single_message_ops<D: Radices>() -> [(&'static str, Op<D>); 8] {
-    [
-        ("encrypt", |f, _, m, _| f.encrypt(m)),
-        ("decrypt", |f, _, m, _| f.decrypt(m)),
-        ("encrypt_tweaked", |f, c, m, _| {
-            f.encrypt_tweaked(&c.call_tweak, m)
-        }),
-        ("decrypt_tweaked", |f, c, m, _| {
-            f.decrypt_tweaked(&c.call_tweak, m)
-        }),
-        ("encrypt_with", |f, _, m, s| f.encrypt_with(m, s)),
-        ("decrypt_with", |f, _, m, s| f.decrypt_with(m, s)),
-        ("encrypt_tweaked_with", |f, c, m, s| {
-            f.encrypt_tweaked_with(&c.call_tweak, m, s)
-        }),
-        ("decrypt_tweaked_with", |f, c, m, s| {
-            f.decrypt_tweaked_with(&c.call_tweak, m, s)
-        }),
-    ]
+const SINGLE_MESSAGE_OPS: [(&str, Op); 6] = [
+    ("encrypt", |f, _, m, _| f.encrypt(m)),
+    ("decrypt", |f, _, m, _| f.decrypt(m)),
+    ("encrypt_with(Fixed)", |f, _, m, s| {
+        f.encrypt_with(Tweak::Fixed, m, s)
+    }),
+    ("decrypt_with(Fixed)", |f, _, m, s| {
+        f.decrypt_with(Tweak::Fixed, m, s)
+    }),
+    ("encrypt_with(Bytes)", |f, c, m, s| {
+        f.encrypt_with(Tweak::Bytes(&c.call_tweak), m, s)
+    }),
+    ("decrypt_with(Bytes)", |f, c, m, s| {
+        f.decrypt_with(Tweak::Bytes(&c.call_tweak), m, s)
+    }),
+];
+
+/// The error op `index` of [`SINGLE_MESSAGE_OPS`] must give for `message`: `encrypt` and
+/// `decrypt` take one message, the `*_with` ones any number back to back.
+fn expected_error(params: &Params, index: usize, message: &[u32]) -> Option<MessageError> {
+    match index {
+        0 | 1 => params.message_error(message),
+        _ => params.many_error(message),
+    }
 }
 
-fn roundtrip_with<D: Radices>(case: &Case, fpe: &Fpe<D>) -> Outcome {
+fn roundtrip_with(case: &Case, fpe: &AnyFpe) -> Outcome {
     let params = &case.params;
-    let size = fpe.scratch_size();
-    let mut buf = ScratchBuf::with_size(size);
+    let mut buf = ScratchBuf::for_message(fpe);
+    let fixed = Tweak::Fixed;
+    let call = Tweak::Bytes(&case.call_tweak);
     for message in &case.messages {
-        if let Some(expected) = message_error(params, message) {
-            for (name, op) in single_message_ops::<D>() {
+        if params.message_error(message).is_some() {
+            for (i, (name, op)) in SINGLE_MESSAGE_OPS.into_iter().enumerate() {
                 let mut copy = message.clone();
-                let result = op(fpe, case, &mut copy, &mut buf.scratch(size));
+                let result = op(fpe, case, &mut copy, &mut buf.scratch());
                 ensure!(
-                    result == Err(expected),
-                    "{name} of {message:?}: {result:?}, expected Err({expected:?})"
+                    result.err() == expected_error(params, i, message),
+                    "{name} of {message:?}: {result:?}, expected {:?}",
+                    expected_error(params, i, message)
                 );
-                same(&format!("{name} refused, message"), &copy, message)?;
+                if result.is_err() {
+                    same(&format!("{name} refused, message"), &copy, message)?;
+                }
             }
             continue;
         }
@@ -309,18 +305,18 @@ fn roundtrip_with<D: Radices>(case: &Case, fpe: &Fpe<D>) -> Outcome {
         same("decrypt(encrypt(m))", &plaintext, message)?;
         let again = apply("encrypt", message, |m| fpe.encrypt(m))?;
         same("encrypt, a second time", &again, &ciphertext)?;
-        let with = apply("encrypt_with", message, |m| {
-            fpe.encrypt_with(m, &mut buf.scratch(size))
+        let with = apply("encrypt_with(Fixed)", message, |m| {
+            fpe.encrypt_with(fixed, m, &mut buf.scratch())
         })?;
-        same("encrypt_with", &with, &ciphertext)?;
-        let with = apply("decrypt_with", &ciphertext, |m| {
-            fpe.decrypt_with(m, &mut buf.scratch(size))
+        same("encrypt_with(Fixed)", &with, &ciphertext)?;
+        let with = apply("decrypt_with(Fixed)", &ciphertext, |m| {
+            fpe.decrypt_with(fixed, m, &mut buf.scratch())
         })?;
-        same("decrypt_with(encrypt(m))", &with, message)?;
-        let fixed = apply("encrypt_tweaked", message, |m| {
-            fpe.encrypt_tweaked(&case.tweak, m)
+        same("decrypt_with(Fixed)(encrypt(m))", &with, message)?;
+        let bytes = apply("encrypt_with(Bytes(fixed tweak))", message, |m| {
+            fpe.encrypt_with(Tweak::Bytes(&case.tweak), m, &mut buf.scratch())
         })?;
-        same("encrypt_tweaked with the fixed tweak", &fixed, &ciphertext)?;
+        same("encrypt_with(Bytes(fixed tweak))", &bytes, &ciphertext)?;
         // Decryption is a permutation too.
         let preimage = apply("decrypt", message, |m| fpe.decrypt(m))?;
         in_domain("decrypt", params, &preimage)?;
@@ -328,39 +324,45 @@ fn roundtrip_with<D: Radices>(case: &Case, fpe: &Fpe<D>) -> Outcome {
         same("encrypt(decrypt(m))", &image, message)?;
 
         // Per-call tweak.
-        let tweaked = apply("encrypt_tweaked", message, |m| {
-            fpe.encrypt_tweaked(&case.call_tweak, m)
+        let tweaked = apply("encrypt_with(Bytes)", message, |m| {
+            fpe.encrypt_with(call, m, &mut buf.scratch())
         })?;
-        in_domain("encrypt_tweaked", params, &tweaked)?;
-        let back = apply("decrypt_tweaked", &tweaked, |m| {
-            fpe.decrypt_tweaked(&case.call_tweak, m)
+        in_domain("encrypt_with(Bytes)", params, &tweaked)?;
+        let back = apply("decrypt_with(Bytes)", &tweaked, |m| {
+            fpe.decrypt_with(call, m, &mut buf.scratch())
         })?;
-        same("decrypt_tweaked(encrypt_tweaked(m))", &back, message)?;
-        let with = apply("encrypt_tweaked_with", message, |m| {
-            fpe.encrypt_tweaked_with(&case.call_tweak, m, &mut buf.scratch(size))
+        same(
+            "decrypt_with(Bytes)(encrypt_with(Bytes)(m))",
+            &back,
+            message,
+        )?;
+        let one: [&[u8]; 1] = [&case.call_tweak];
+        let per_message = apply("encrypt_with(PerMessage)", message, |m| {
+            fpe.encrypt_with(Tweak::PerMessage(&one), m, &mut buf.scratch())
         })?;
-        same("encrypt_tweaked_with", &with, &tweaked)?;
-        let with = apply("decrypt_tweaked_with", &tweaked, |m| {
-            fpe.decrypt_tweaked_with(&case.call_tweak, m, &mut buf.scratch(size))
-        })?;
-        same("decrypt_tweaked_with(encrypt_tweaked(m))", &with, message)?;
+        same(
+            "encrypt_with(PerMessage) of one message",
+            &per_message,
+            &tweaked,
+        )?;
     }
     Ok(())
 }
 
 /// Beyond the budget: with no scratch at all, every call must stop at its checks, naming the
 /// message's fault if it has one, else the scratch; the message is left unchanged.
-fn refused_before_any_work<D: Radices>(case: &Case, fpe: &Fpe<D>) -> Outcome {
-    let ops = single_message_ops::<D>();
+fn refused_before_any_work(case: &Case, fpe: &AnyFpe) -> Outcome {
     for message in &case.messages {
-        let expected = message_error(&case.params, message);
+        let expected = case.params.many_error(message);
         // The self-scratched calls would allocate the whole scratch: only the `*_with` ones.
-        for (name, op) in &ops[4..] {
+        for (name, op) in &SINGLE_MESSAGE_OPS[2..] {
             let mut copy = message.clone();
             let result = op(fpe, case, &mut copy, &mut Scratch::new(&mut [], &mut []));
             let fine = match (expected, result) {
                 (Some(expected), result) => result == Err(expected),
-                (None, Err(Error::ScratchTooSmall { .. })) => true,
+                (None, Err(MessageError::ScratchTooSmall { .. })) => true,
+                // Zero messages need no scratch.
+                (None, Ok(())) => message.is_empty(),
                 (None, _) => false,
             };
             ensure!(
@@ -374,146 +376,190 @@ fn refused_before_any_work<D: Radices>(case: &Case, fpe: &Fpe<D>) -> Outcome {
     Ok(())
 }
 
-fn differential_with<D: Radices + Clone>(case: &Case, fpe: &Fpe<D>, budget: u64) -> Outcome {
-    let params = &case.params;
-    let radices: Vec<u32> = (0..params.digits()).map(|i| params.radix(i)).collect();
-    let mixed = matches!(params, Params::RiffpeX { .. });
-    let b = case.bytes_per_value;
-    let reference = Reference::new(&radices, mixed, &case.key, &case.tweak, b);
-    let reference_tweaked = Reference::new(&radices, mixed, &case.key, &case.call_tweak, b);
-    let constant_time = case
-        .constant_time_within_budget(budget)
-        .then(|| fpe.clone().with_selection(Selection::ConstantTime));
+/// The plain implementation of the case's scheme under `tweak`.
+fn reference(case: &Case, tweak: &[u8]) -> Reference {
+    let scheme = match &case.params {
+        Params::Riffpe { radix, digits } => Scheme::Riffpe {
+            radix: *radix,
+            digits: *digits,
+        },
+        Params::RiffpeX { radices } => Scheme::RiffpeX(radices),
+    };
+    Reference::new(scheme, &case.key, tweak, case.bytes_per_value)
+}
 
-    let valid: Vec<&[u32]> = case
-        .messages
-        .iter()
-        .filter(|m| message_error(params, m).is_none())
-        .map(Vec::as_slice)
+/// The reference's encryption and decryption of `message`.
+fn reference_both(reference: &Reference, message: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let (mut encrypted, mut decrypted) = (message.to_vec(), message.to_vec());
+    reference.encrypt(&mut encrypted);
+    reference.decrypt(&mut decrypted);
+    (encrypted, decrypted)
+}
+
+/// Lockstep over `flat` (whole messages) with scratch for `lanes`: both directions against
+/// the expected digits.
+fn lockstep(
+    fpe: &AnyFpe,
+    what: &str,
+    tweak: Tweak<'_>,
+    lanes: usize,
+    flat: &[u32],
+    expected: (&[u32], &[u32]),
+) -> Outcome {
+    let one = fpe.scratch_size();
+    let size = ScratchSize {
+        keystream_bytes: one.keystream_bytes * lanes,
+        keys: one.keys * lanes,
+    };
+    let mut buf = ScratchBuf::with_size(size);
+    let got = apply("encrypt_with", flat, |m| {
+        fpe.encrypt_with(tweak, m, &mut buf.scratch())
+    })?;
+    same(
+        &format!("encrypt_with({what}), {lanes} lanes, vs the reference"),
+        &got,
+        expected.0,
+    )?;
+    let got = apply("decrypt_with", flat, |m| {
+        fpe.decrypt_with(tweak, m, &mut buf.scratch())
+    })?;
+    same(
+        &format!("decrypt_with({what}), {lanes} lanes, vs the reference"),
+        &got,
+        expected.1,
+    )
+}
+
+fn differential_with(case: &Case, fpe: &AnyFpe, budget: u64) -> Outcome {
+    let params = &case.params;
+    let fixed = reference(case, &case.tweak);
+    let call = reference(case, &case.call_tweak);
+    let constant_time = match case.constant_time_within_budget(budget) {
+        true => Some(
+            case.build(Selection::ConstantTime)
+                .map_err(|e| format!("constant-time build: {e:?}"))?,
+        ),
+        false => None,
+    };
+    let mut buf = ScratchBuf::for_message(fpe);
+
+    let valid: Vec<usize> = (0..case.messages.len())
+        .filter(|&m| params.message_error(&case.messages[m]).is_none())
         .collect();
     let (mut encrypted, mut decrypted) = (Vec::new(), Vec::new());
-    for &message in &valid {
-        let mut expected = message.to_vec();
-        reference.encrypt(&mut expected);
+    let (mut per_message_encrypted, mut per_message_decrypted) = (Vec::new(), Vec::new());
+    for &index in &valid {
+        let message = case.messages[index].as_slice();
+        // Any message is also a ciphertext: both directions of each.
+        let (expected_encrypted, expected_decrypted) = reference_both(&fixed, message);
         let got = apply("encrypt", message, |m| fpe.encrypt(m))?;
-        same("encrypt vs the reference", &got, &expected)?;
-        encrypted.extend_from_slice(&expected);
-
-        // Any message is also a ciphertext.
-        let mut expected = message.to_vec();
-        reference.decrypt(&mut expected);
+        same("encrypt vs the reference", &got, &expected_encrypted)?;
         let got = apply("decrypt", message, |m| fpe.decrypt(m))?;
-        same("decrypt vs the reference", &got, &expected)?;
-        decrypted.extend_from_slice(&expected);
+        same("decrypt vs the reference", &got, &expected_decrypted)?;
 
-        let mut tweaked = message.to_vec();
-        reference_tweaked.encrypt(&mut tweaked);
-        let got = apply("encrypt_tweaked", message, |m| {
-            fpe.encrypt_tweaked(&case.call_tweak, m)
+        let (tweaked, untweaked) = reference_both(&call, message);
+        let got = apply("encrypt_with(Bytes)", message, |m| {
+            fpe.encrypt_with(Tweak::Bytes(&case.call_tweak), m, &mut buf.scratch())
         })?;
-        same("encrypt_tweaked vs the reference", &got, &tweaked)?;
-        let mut untweaked = message.to_vec();
-        reference_tweaked.decrypt(&mut untweaked);
-        let got = apply("decrypt_tweaked", message, |m| {
-            fpe.decrypt_tweaked(&case.call_tweak, m)
+        same("encrypt_with(Bytes) vs the reference", &got, &tweaked)?;
+        let got = apply("decrypt_with(Bytes)", message, |m| {
+            fpe.decrypt_with(Tweak::Bytes(&case.call_tweak), m, &mut buf.scratch())
         })?;
-        same("decrypt_tweaked vs the reference", &got, &untweaked)?;
+        same("decrypt_with(Bytes) vs the reference", &got, &untweaked)?;
 
         if let Some(ct) = &constant_time {
-            let n = encrypted.len() - message.len();
             let got = apply("constant-time encrypt", message, |m| ct.encrypt(m))?;
             same(
                 "constant-time encrypt vs the reference",
                 &got,
-                &encrypted[n..],
+                &expected_encrypted,
             )?;
             let got = apply("constant-time decrypt", message, |m| ct.decrypt(m))?;
             same(
                 "constant-time decrypt vs the reference",
                 &got,
-                &decrypted[n..],
+                &expected_decrypted,
             )?;
-            let got = apply("constant-time encrypt_tweaked", message, |m| {
-                ct.encrypt_tweaked(&case.call_tweak, m)
+            let got = apply("constant-time encrypt_with(Bytes)", message, |m| {
+                ct.encrypt_with(Tweak::Bytes(&case.call_tweak), m, &mut buf.scratch())
             })?;
             same(
-                "constant-time encrypt_tweaked vs the reference",
+                "constant-time encrypt_with(Bytes) vs the reference",
                 &got,
                 &tweaked,
             )?;
         }
+        encrypted.extend_from_slice(&expected_encrypted);
+        decrypted.extend_from_slice(&expected_decrypted);
+
+        let own = reference(case, &case.message_tweaks[index]);
+        let (e, d) = reference_both(&own, message);
+        per_message_encrypted.extend_from_slice(&e);
+        per_message_decrypted.extend_from_slice(&d);
     }
 
     // Lockstep: all valid messages back to back, with scratch for the case's few lanes, then
-    // for as many as the backend runs at once.
-    let flat: Vec<u32> = valid.concat();
-    let one = fpe.scratch_size();
+    // for as many as the backend runs at once; under the fixed tweak, then a tweak each.
+    let flat: Vec<u32> = valid
+        .iter()
+        .flat_map(|&m| case.messages[m].iter().copied())
+        .collect();
+    let tweaks: Vec<&[u8]> = valid
+        .iter()
+        .map(|&m| case.message_tweaks[m].as_slice())
+        .collect();
     for lanes in [case.scratch_lanes, fpe.lanes()] {
-        let size = ScratchSize {
-            keystream_bytes: one.keystream_bytes * lanes,
-            keys: one.keys,
-        };
-        let mut buf = ScratchBuf::with_size(size);
-        let got = apply("encrypt_many_with", &flat, |m| {
-            fpe.encrypt_many_with(m, &mut buf.scratch(size))
-        })?;
-        same(
-            &format!("encrypt_many_with ({lanes} lanes) vs the reference"),
-            &got,
-            &encrypted,
-        )?;
-        let got = apply("decrypt_many_with", &flat, |m| {
-            fpe.decrypt_many_with(m, &mut buf.scratch(size))
-        })?;
-        same(
-            &format!("decrypt_many_with ({lanes} lanes) vs the reference"),
-            &got,
-            &decrypted,
-        )?;
+        let expected = (encrypted.as_slice(), decrypted.as_slice());
+        lockstep(fpe, "Fixed", Tweak::Fixed, lanes, &flat, expected)?;
+        let expected = (
+            per_message_encrypted.as_slice(),
+            per_message_decrypted.as_slice(),
+        );
+        let per_message = Tweak::PerMessage(&tweaks);
+        lockstep(fpe, "PerMessage", per_message, lanes, &flat, expected)?;
+    }
+
+    // A tweak too many or too few refuses the call, and changes nothing.
+    let size = fpe.lockstep_scratch_size();
+    let mut buf = ScratchBuf::with_size(size);
+    let mut more = tweaks.clone();
+    more.push(b"");
+    let fewer = tweaks.split_last().map(|(_, fewer)| fewer);
+    for tweaks in fewer.into_iter().chain([&more[..]]) {
+        let mut copy = flat.clone();
+        let result = fpe.encrypt_with(Tweak::PerMessage(tweaks), &mut copy, &mut buf.scratch());
+        let expected = Err(MessageError::TweakCount {
+            messages: valid.len(),
+            tweaks: tweaks.len(),
+        });
+        ensure!(
+            result == expected && copy == flat,
+            "encrypt_with(PerMessage) of {} messages, {} tweaks: {result:?}, expected {expected:?}",
+            valid.len(),
+            tweaks.len()
+        );
     }
 
     // An invalid message anywhere refuses the whole lockstep call, and changes nothing.
     if valid.len() < case.messages.len() {
         let all: Vec<u32> = case.messages.concat();
-        let size = fpe.lockstep_scratch_size();
-        let mut buf = ScratchBuf::with_size(size);
-        // Seen flat, the digits regroup into messages of the right length: expect the first
-        // digit not below its position's radix, or a length error if they do not regroup.
-        let digits = params.digits();
-        let expected = if !all.len().is_multiple_of(digits) {
-            None
-        } else {
-            let first_bad = all.iter().enumerate().find_map(|(index, &digit)| {
-                let radix = params.radix(index % digits);
-                (digit >= radix).then_some(Error::DigitOutOfRange {
-                    index,
-                    digit,
-                    radix,
-                })
-            });
-            match first_bad {
-                Some(error) => Some(error),
-                None => return Ok(()),
-            }
+        // Seen flat, the digits may regroup into messages of the right length.
+        let Some(expected) = params.many_error(&all) else {
+            return Ok(());
         };
         for decrypt in [false, true] {
             let mut copy = all.clone();
-            let mut scratch = buf.scratch(size);
             let result = if decrypt {
-                fpe.decrypt_many_with(&mut copy, &mut scratch)
+                fpe.decrypt_with(Tweak::Fixed, &mut copy, &mut buf.scratch())
             } else {
-                fpe.encrypt_many_with(&mut copy, &mut scratch)
-            };
-            let fine = match expected {
-                Some(expected) => result == Err(expected),
-                None => result.is_err(),
+                fpe.encrypt_with(Tweak::Fixed, &mut copy, &mut buf.scratch())
             };
             ensure!(
-                fine,
-                "*_many_with of {:?}: {result:?}, expected {expected:?}",
+                result == Err(expected),
+                "*_with of {:?}: {result:?}, expected {expected:?}",
                 case.messages
             );
-            same("*_many_with refused, messages", &copy, &all)?;
+            same("*_with refused, messages", &copy, &all)?;
         }
     }
     Ok(())

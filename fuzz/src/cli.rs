@@ -1,34 +1,25 @@
 //! The `cli_records` target's case and check: the command's record parsing (line endings, CSV
 //! fields, decimal integers), its integer codecs and its whole streaming pipeline, on any text.
-//! Shared with `crates/riffpe-cli/tests/fuzz_regressions.rs` (which includes this file).
 
 use std::fmt::Write as _;
 use std::io::{self, Read};
 use std::sync::OnceLock;
 
+use arbitrary::{Arbitrary, Unstructured};
 use clap::Parser;
 
-use riffpe::Domain;
 use riffpe::integer::{DigitOrder, from_digits, to_digits};
-use riffpe_batch::{BatchError, Mode};
+use riffpe::{AnyFpe, Domain, MessageError, Selection};
+use riffpe_batch::{Batch, Mode};
 use riffpe_cli::args::Cli;
 use riffpe_cli::bulk::{self, Layout, LineReader, Pipeline, Source};
-use riffpe_cli::engine::{Direction, Engine, Scheme, Transform};
+use riffpe_cli::engine::Transform;
 use riffpe_cli::number::{BigCodec, Codec, IntCodec, Numbers};
 use riffpe_cli::progress::Progress;
 use riffpe_cli::records::{self, Decimal, RecordError};
 
-use crate::case::Outcome;
-use crate::case::{Case, FUZZ_BUDGET, Input, MAX_MESSAGE_DIGITS, Params, fnv1a, to_hex};
-use crate::cipher::Cipher;
-
-macro_rules! ensure {
-    ($condition:expr, $($message:tt)+) => {
-        if !$condition {
-            return Err(format!($($message)+));
-        }
-    };
-}
+use crate::case::{self, FUZZ_BUDGET, MAX_MESSAGE_DIGITS, Outcome, Params, fnv1a, next, to_hex};
+use crate::check::ensure;
 
 /// The key of every decoded case.
 const KEY: [u8; 16] = *b"riffpe cli fuzz!";
@@ -65,21 +56,20 @@ pub struct CliCase {
     pub text: Vec<u8>,
 }
 
-impl CliCase {
-    /// Decodes a case from any bytes: flags, domain, layout, key, bound and width, then the
+impl<'a> Arbitrary<'a> for CliCase {
+    /// Flags, domain, layout, block size, `bytes_per_value`, splits, bound and width, then the
     /// text (raw, or mapped to mostly digits and line breaks by a flag).
-    pub fn decode(data: &[u8]) -> CliCase {
-        let mut input = Input::new(data);
-        let flags = input.u8();
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<CliCase> {
+        let flags = next::<u8>(u)?;
         let params = if flags & 1 == 0 {
-            let radix = input.radix();
-            let digits = input.digits().min(MAX_MESSAGE_DIGITS);
+            let radix = case::radix(u)?;
+            let digits = case::digits(u)?.min(MAX_MESSAGE_DIGITS);
             Params::Riffpe { radix, digits }
         } else {
             let mut radices = Vec::new();
-            for _ in 0..1 + (input.u8() & 3) {
-                let radix = input.radix();
-                let count = 1 + usize::from(input.u8() & 7);
+            for _ in 0..1 + (next::<u8>(u)? & 3) {
+                let radix = case::radix(u)?;
+                let count = 1 + usize::from(next::<u8>(u)? & 7);
                 radices.resize(radices.len() + count, radix);
             }
             Params::RiffpeX { radices }
@@ -89,10 +79,10 @@ impl CliCase {
         } else {
             DigitOrder::BigEndian
         };
-        let layout = match input.u8() {
+        let layout = match next::<u8>(u)? {
             s @ 0..64 => Layout::Csv {
                 index: usize::from(s & 3),
-                delimiter: input.u8(),
+                delimiter: next::<u8>(u)?,
             },
             // Common ones, and ones that can collide with a field: a space, a quote, digits.
             s @ 64..128 => Layout::Csv {
@@ -102,22 +92,22 @@ impl CliCase {
             },
             _ => Layout::Lines,
         };
-        let mode = [Mode::Single, Mode::Lockstep, Mode::Parallel, Mode::Lockstep]
-            [usize::from(flags >> 3 & 3)];
-        let block_lines = match input.u8() {
+        let mode = [Mode::Lockstep, Mode::Parallel][usize::from(flags >> 3 & 1)];
+        let block_lines = match next::<u8>(u)? {
             s @ 0..128 => 1 + usize::from(s & 3),
             _ => bulk::MAX_BLOCK_LINES,
         };
-        let bytes_per_value = input.bytes_per_value().min(64);
-        let splits = [usize::from(input.u8()), usize::from(input.u8())];
-        let max = match input.u8() {
+        let bytes_per_value = case::bytes_per_value(u)?.min(64);
+        let splits = [usize::from(next::<u8>(u)?), usize::from(next::<u8>(u)?)];
+        let max = match next::<u8>(u)? {
             s @ 0..128 => u128::from(s) * 1_000,
             128..192 => u128::MAX,
-            192..255 => u128::from(input.u64()),
-            255 => u128::from(input.u64()) << 64 | u128::from(input.u64()),
+            192..255 => u128::from(next::<u64>(u)?),
+            255 => u128::from(next::<u64>(u)?) << 64 | u128::from(next::<u64>(u)?),
         };
-        let width = usize::from(input.u8() % 48);
-        CliCase {
+        let width = usize::from(next::<u8>(u)? % 48);
+        let rest = u.bytes(u.len())?;
+        Ok(CliCase {
             params,
             // The key's value does not matter here; its bytes are better spent on the text.
             key: KEY.to_vec(),
@@ -131,16 +121,17 @@ impl CliCase {
             max,
             width,
             text: if flags & 32 == 0 {
-                input.rest().to_vec()
+                rest.to_vec()
             } else {
-                numeric_text(input.rest(), layout)
+                numeric_text(rest, layout)
             },
-        }
+        })
     }
+}
 
-    /// A Rust test to paste into the regression test file named by `file`: it rebuilds this
-    /// case and runs `check` (`cli::records`) on it.
-    pub fn reproducer(&self, check: &str, file: &str) -> String {
+impl CliCase {
+    /// A `#[test]` that rebuilds this case and runs `check` (`cli::records`) on it.
+    pub fn reproducer(&self, check: &str) -> String {
         let mut s = String::new();
         let name = check.replace("::", "_");
         let hash = fnv1a(format!("{self:?}").as_bytes());
@@ -159,7 +150,6 @@ impl CliCase {
                 [delimiter].escape_ascii()
             ),
         };
-        let _ = writeln!(s, "// Paste into {file}:");
         let _ = writeln!(s, "#[test]");
         let _ = writeln!(s, "fn {name}_{hash:08x}() {{");
         let _ = writeln!(s, "    let case = CliCase {{");
@@ -185,27 +175,14 @@ impl CliCase {
         s
     }
 
-    /// The cipher's case (its key, domain and `bytes_per_value`, no tweak).
-    fn cipher_case(&self) -> Case {
-        Case {
-            params: self.params.clone(),
-            key: self.key.clone(),
-            tweak: Vec::new(),
-            bytes_per_value: self.bytes_per_value,
-            call_tweak: Vec::new(),
-            messages: Vec::new(),
-            scratch_lanes: 1,
-        }
+    /// The cipher (its key, domain and `bytes_per_value`, no tweak).
+    fn build(&self) -> Result<AnyFpe, riffpe::SetupError> {
+        self.params
+            .build(&self.key, b"", self.bytes_per_value, Selection::default())
     }
 
     fn domain(&self) -> Domain<'_> {
-        match &self.params {
-            Params::Riffpe { radix, digits } => Domain::Uniform {
-                radix: *radix,
-                digits: *digits,
-            },
-            Params::RiffpeX { radices } => Domain::Mixed(radices),
-        }
+        self.params.domain()
     }
 }
 
@@ -269,14 +246,49 @@ impl Read for SplitReader<'_> {
 struct Identity;
 
 impl Transform for Identity {
-    fn ints_u64(&self, _: &mut [u64]) -> Result<(), BatchError> {
+    fn ints_u64(&self, _: &mut [u64]) -> Result<(), MessageError> {
         Ok(())
     }
-    fn ints_u128(&self, _: &mut [u128]) -> Result<(), BatchError> {
+    fn ints_u128(&self, _: &mut [u128]) -> Result<(), MessageError> {
         Ok(())
     }
-    fn digits(&self, _: &mut [u32]) -> Result<(), BatchError> {
+    fn digits(&self, _: &mut [u32]) -> Result<(), MessageError> {
         Ok(())
+    }
+}
+
+/// The cipher in one direction through the batch crate, as the command runs it.
+struct Cipher<'a> {
+    fpe: &'a AnyFpe,
+    encrypt: bool,
+    order: DigitOrder,
+    mode: Mode,
+}
+
+impl Cipher<'_> {
+    fn batch(&self) -> Batch<'_, 'static, riffpe::AnyDomain<Vec<u32>>, riffpe::Aes> {
+        Batch::new(self.fpe).order(self.order).mode(self.mode)
+    }
+}
+
+impl Transform for Cipher<'_> {
+    fn ints_u64(&self, values: &mut [u64]) -> Result<(), MessageError> {
+        match self.encrypt {
+            true => self.batch().encrypt_ints(values),
+            false => self.batch().decrypt_ints(values),
+        }
+    }
+    fn ints_u128(&self, values: &mut [u128]) -> Result<(), MessageError> {
+        match self.encrypt {
+            true => self.batch().encrypt_ints(values),
+            false => self.batch().decrypt_ints(values),
+        }
+    }
+    fn digits(&self, digits: &mut [u32]) -> Result<(), MessageError> {
+        match self.encrypt {
+            true => self.batch().encrypt_digits(digits),
+            false => self.batch().decrypt_digits(digits),
+        }
     }
 }
 
@@ -303,10 +315,9 @@ pub fn records(case: &CliCase) -> Outcome {
         };
         decimal(case, field)?;
     }
-    let params_valid = Cipher::build(&case.cipher_case());
-    if let Ok(cipher) = params_valid {
+    if let Ok(fpe) = case.build() {
         codecs(case)?;
-        pipeline(case, cipher)?;
+        pipeline(case, &fpe)?;
     }
     Ok(())
 }
@@ -609,7 +620,7 @@ pub fn command_line_accepts(delimiter: u8) -> bool {
 /// Encrypting then decrypting the text through the pipeline gives what the pipeline gives with
 /// no cipher (the text, every integer zero-padded), and the same error on the same line if any;
 /// for every layout the command line can ask for.
-fn pipeline(case: &CliCase, cipher: Cipher) -> Outcome {
+fn pipeline(case: &CliCase, fpe: &AnyFpe) -> Outcome {
     if let Layout::Csv { delimiter, .. } = case.layout
         && !command_line_accepts(delimiter)
     {
@@ -622,29 +633,20 @@ fn pipeline(case: &CliCase, cipher: Cipher) -> Outcome {
     }
     let numbers = Numbers::new(case.domain(), case.order);
     match &numbers {
-        Numbers::U64(codec) => pipeline_with(case, cipher, codec, &numbers),
-        Numbers::U128(codec) => pipeline_with(case, cipher, codec, &numbers),
-        Numbers::Big(codec) => pipeline_with(case, cipher, codec, &numbers),
+        Numbers::U64(codec) => pipeline_with(case, fpe, codec, &numbers),
+        Numbers::U128(codec) => pipeline_with(case, fpe, codec, &numbers),
+        Numbers::Big(codec) => pipeline_with(case, fpe, codec, &numbers),
     }
 }
 
-fn pipeline_with<C: Codec>(
-    case: &CliCase,
-    cipher: Cipher,
-    codec: &C,
-    numbers: &Numbers,
-) -> Outcome {
-    let scheme = |cipher: Cipher| match cipher {
-        Cipher::Riffpe(fpe) => Scheme::Riffpe(fpe),
-        Cipher::RiffpeX(fpe) => Scheme::RiffpeX(fpe),
-    };
-    let engine = |direction| Engine {
-        scheme: scheme(cipher.clone()),
-        direction,
+fn pipeline_with<C: Codec>(case: &CliCase, fpe: &AnyFpe, codec: &C, numbers: &Numbers) -> Outcome {
+    let cipher = |encrypt| Cipher {
+        fpe,
+        encrypt,
         order: case.order,
         mode: case.mode,
     };
-    let (encrypt, decrypt) = (engine(Direction::Encrypt), engine(Direction::Decrypt));
+    let (encrypt, decrypt) = (cipher(true), cipher(false));
     let run = |text: &[u8], transform: &dyn Transform| -> Result<Vec<u8>, String> {
         let pipeline = Pipeline {
             codec,

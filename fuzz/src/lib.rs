@@ -1,82 +1,124 @@
-//! What the fuzz targets share: the decoded cases, the checks, and a harness that prints a
-//! copy-pasteable reproducer when a check fails or anything panics.
-//!
-//! The modules other than this one are plain Rust on top of the project's crates, so the
-//! regression tests include them with `#[path]`: `case`, `cipher` and `check` from
-//! `crates/riffpe/tests/fuzz_regressions.rs`; `case`, `cipher`, `batch` and `cli` from
-//! `crates/riffpe-cli/tests/fuzz_regressions.rs`.
+//! What the fuzz targets share: the cases `arbitrary` makes of the fuzzer's bytes, the checks,
+//! and a harness that prints a copy-pasteable reproducer when a check fails or anything
+//! panics. The libFuzzer targets (`fuzz_targets/`) are thin wrappers over [`run`]; the tests
+//! replay every input kept in `regressions/` through [`replay`] on stable.
 
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Once};
+
+use arbitrary::{Arbitrary, Unstructured};
 
 pub mod batch;
 pub mod case;
 pub mod check;
-pub mod cipher;
+#[cfg(feature = "cli")]
 pub mod cli;
-/// The plain reference implementation, the one copy the core's tests use.
-#[allow(missing_docs, missing_debug_implementations, clippy::all)]
-#[path = "../../crates/riffpe/tests/common/reference.rs"]
-pub mod reference;
 
-use case::Case;
-use check::Outcome;
-use cli::CliCase;
+use case::{Case, Outcome};
 
-/// A fuzz case: decoded from the fuzzer's bytes, printed back as a Rust test.
-pub trait FuzzCase: Sized {
-    /// Decodes any bytes.
-    fn decode(data: &[u8]) -> Self;
-    /// A `#[test]` running `check` on this case, to paste into `file`.
-    fn reproducer(&self, check: &str, file: &str) -> String;
+/// A fuzz case that can print itself back as a Rust test.
+pub trait Reproduce: Send {
+    /// The test file the reproducer is written for (it imports what the reproducer names).
+    fn file(&self) -> &'static str;
+    /// A `#[test]` that rebuilds this case and runs `check` on it.
+    fn reproducer(&self, check: &str) -> String;
 }
 
-impl FuzzCase for Case {
-    fn decode(data: &[u8]) -> Self {
-        Case::decode(data)
+impl Reproduce for Case {
+    fn file(&self) -> &'static str {
+        "fuzz/tests/cases.rs"
     }
-    fn reproducer(&self, check: &str, file: &str) -> String {
-        Case::reproducer(self, check, file)
+    fn reproducer(&self, check: &str) -> String {
+        Case::reproducer(self, check)
     }
 }
 
-impl FuzzCase for CliCase {
-    fn decode(data: &[u8]) -> Self {
-        CliCase::decode(data)
+#[cfg(feature = "cli")]
+impl Reproduce for cli::CliCase {
+    fn file(&self) -> &'static str {
+        "fuzz/tests/cli_cases.rs"
     }
-    fn reproducer(&self, check: &str, file: &str) -> String {
-        CliCase::reproducer(self, check, file)
+    fn reproducer(&self, check: &str) -> String {
+        cli::CliCase::reproducer(self, check)
     }
 }
 
 /// A named check of a case: `("check::roundtrip", check::roundtrip)`.
 pub type Check<T> = (&'static str, fn(&T) -> Outcome);
 
-/// The regression test file that includes the module of `check`.
-pub fn regression_file(check: &str) -> &'static str {
-    if check.starts_with("check::") {
-        "crates/riffpe/tests/fuzz_regressions.rs"
-    } else {
-        "crates/riffpe-cli/tests/fuzz_regressions.rs"
+/// The checks of the `roundtrip` target.
+pub const ROUNDTRIP: &[Check<Case>] = &[("check::roundtrip", check::roundtrip)];
+/// The checks of the `differential` target.
+pub const DIFFERENTIAL: &[Check<Case>] = &[
+    ("check::differential", check::differential),
+    ("batch::modes", batch::modes),
+];
+/// The checks of the `cli_records` target.
+#[cfg(feature = "cli")]
+pub const CLI_RECORDS: &[Check<cli::CliCase>] = &[("cli::records", cli::records)];
+
+/// Decodes `data` as libFuzzer's `fuzz_target!` does.
+pub fn decode<'a, T: Arbitrary<'a>>(data: &'a [u8]) -> T {
+    // Every decoder here reads zeros past the end, so no input is refused.
+    T::arbitrary_take_rest(Unstructured::new(data)).expect("every input decodes")
+}
+
+/// Runs every check of `target` on the input `data`: the first failure, with its reproducer.
+/// Inputs of `roundtrip` and `differential` go through the checks of both.
+pub fn replay(target: &str, data: &[u8]) -> Outcome {
+    match target {
+        "roundtrip" | "differential" => checked(&decode::<Case>(data), &[ROUNDTRIP, DIFFERENTIAL]),
+        #[cfg(feature = "cli")]
+        "cli_records" => checked(&decode::<cli::CliCase>(data), &[CLI_RECORDS]),
+        other => Err(format!("no fuzz target {other:?}")),
     }
 }
 
-/// The input being checked, for the panic hook.
+fn checked<T: Reproduce>(case: &T, lists: &[&[Check<T>]]) -> Outcome {
+    for &(name, check) in lists.iter().copied().flatten() {
+        check(case).map_err(|failure| {
+            format!(
+                "{name}: {failure}\n\n// Paste into {}:\n{}",
+                case.file(),
+                case.reproducer(name)
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// The inputs kept for `target` in `fuzz/regressions/<target>/`, sorted; notes (`.md`) and
+/// hidden files are not inputs.
+pub fn kept_inputs(target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("regressions")
+        .join(target);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .map(|entry| entry.expect("regression folder entry").path())
+        .filter(|path| {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            path.is_file() && !name.starts_with('.') && !name.ends_with(".md")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The case being checked, for the panic hook.
 struct Current {
     target: &'static str,
     check: &'static str,
-    input: Vec<u8>,
-    show: fn(&[u8], &str, &str) -> String,
+    case: Box<dyn Reproduce>,
 }
 
 static CURRENT: Mutex<Option<Current>> = Mutex::new(None);
 
-fn show<T: FuzzCase>(input: &[u8], check: &str, file: &str) -> String {
-    T::decode(input).reproducer(check, file)
-}
-
-/// Wraps the panic hook (libfuzzer's, which aborts) so that any panic while a check runs,
-/// an assertion here or a bug in the code under test, on any thread, first prints the
-/// reproducer of the input being checked.
+/// Wraps the panic hook (libFuzzer's, which aborts) so that any panic while a check runs, an
+/// assertion here or a bug in the code under test, on any thread, first prints the
+/// reproducer of the case being checked.
 fn install_hook() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
@@ -85,15 +127,16 @@ fn install_hook() {
             if let Ok(current) = CURRENT.try_lock()
                 && let Some(c) = current.as_ref()
             {
-                let file = regression_file(c.check);
                 eprintln!(
-                    "\n==== riffpe-fuzz: `{}` failed in target `{}` ====\n\n{}\n\
-                         Or keep the input as a file: copy the crash file libFuzzer names below \
-                         (fuzz/artifacts/{}/crash-…) to fuzz/regressions/{}/ — \
-                         the regression tests run every file there.\n",
+                    "\n==== riffpe-fuzz: `{}` failed in target `{}` ====\n\n\
+                     // Paste into {}:\n{}\n\
+                     Or keep the input: copy the crash file libFuzzer names below \
+                     (fuzz/artifacts/{}/crash-…) to fuzz/regressions/{}/; \
+                     `cargo test --manifest-path fuzz/Cargo.toml` replays every file there.\n",
                     c.check,
                     c.target,
-                    (c.show)(&c.input, c.check, file),
+                    c.case.file(),
+                    c.case.reproducer(c.check),
                     c.target,
                     c.target,
                 );
@@ -103,29 +146,19 @@ fn install_hook() {
     });
 }
 
-/// Decodes `data` and runs `checks` on it; a failed check panics, after the reproducer.
-pub fn run<T: FuzzCase>(target: &'static str, data: &[u8], checks: &[Check<T>]) {
+/// Runs `checks` on `case`; a failed check panics, after the reproducer.
+pub fn run<T: Reproduce + Clone + 'static>(target: &'static str, case: &T, checks: &[Check<T>]) {
     install_hook();
-    let case = T::decode(data);
-    let set = |check: Option<&'static str>| {
-        let mut current = CURRENT.lock().unwrap_or_else(|e| e.into_inner());
-        match (check, current.as_mut()) {
-            (None, _) => *current = None,
-            (Some(check), Some(c)) => c.check = check,
-            (Some(check), None) => {
-                *current = Some(Current {
-                    target,
-                    check,
-                    input: data.to_vec(),
-                    show: show::<T>,
-                })
-            }
-        }
+    let set = |current: Option<Current>| {
+        *CURRENT.lock().unwrap_or_else(|e| e.into_inner()) = current;
     };
-    set(None);
     for &(name, check) in checks {
-        set(Some(name));
-        if let Err(failure) = check(&case) {
+        set(Some(Current {
+            target,
+            check: name,
+            case: Box::new(case.clone()),
+        }));
+        if let Err(failure) = check(case) {
             panic!("{name}: {failure}");
         }
     }

@@ -11,7 +11,7 @@ use crate::{cross, fuzz};
 pub const NO_STD_TARGETS: [&str; 2] = ["thumbv7em-none-eabihf", "aarch64-unknown-none"];
 
 /// Steps of `ci`, by the names `--skip` takes.
-pub const STEPS: [&str; 8] = [
+pub const STEPS: [&str; 9] = [
     "fmt",
     "clippy",
     "doc",
@@ -19,6 +19,7 @@ pub const STEPS: [&str; 8] = [
     "examples",
     "no-std",
     "cross-test",
+    "fuzz-test",
     "fuzz-smoke",
 ];
 
@@ -60,6 +61,7 @@ pub fn ci(options: &Options) -> Result {
             "examples" => examples(),
             "no-std" => no_std(),
             "cross-test" => cross::cross_test(),
+            "fuzz-test" => fuzz::fuzz_test(),
             "fuzz-smoke" => fuzz::fuzz_smoke(options.fuzz_seconds),
             _ => unreachable!("every step is matched"),
         });

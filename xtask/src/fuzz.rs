@@ -1,10 +1,33 @@
-//! `cargo xtask fuzz-smoke`: every cargo-fuzz target of `fuzz/` for a short while, so a target
-//! that no longer builds or crashes at once is caught in CI (long campaigns run elsewhere).
+//! The fuzz crate in CI: `fuzz-test` lints it and replays its kept inputs and hand-picked
+//! cases on stable; `cargo xtask fuzz-smoke` runs every cargo-fuzz target of `fuzz/` for a
+//! short while, so a target that no longer builds or crashes at once is caught (long campaigns
+//! run elsewhere).
 
 use std::path::Path;
 use std::process::Command;
 
-use crate::shell::{self, Result, run};
+use crate::shell::{self, Result, cargo, run};
+
+const MANIFEST: &str = "fuzz/Cargo.toml";
+
+/// The fuzz crate is its own workspace: the workspace-wide fmt, clippy and test steps miss it.
+pub fn fuzz_test() -> Result {
+    if !Path::new(MANIFEST).is_file() {
+        println!("skipped: there is no fuzz crate (fuzz/Cargo.toml) yet");
+        return Ok(());
+    }
+    run(cargo().args(["fmt", "--manifest-path", MANIFEST, "--", "--check"]))?;
+    run(cargo().args([
+        "clippy",
+        "--manifest-path",
+        MANIFEST,
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run(cargo().args(["test", "--manifest-path", MANIFEST]))
+}
 
 /// Seconds each target runs when none are given.
 pub const DEFAULT_SECONDS: u64 = 60;

@@ -22,7 +22,8 @@ USAGE: cargo xtask <COMMAND> [OPTIONS]
 
 COMMANDS:
   ci             everything CI runs, in order: fmt, clippy, doc, test, examples, no-std,
-                 cross-test, fuzz-smoke
+                 cross-test, fuzz-test (the fuzz crate's fmt, clippy and tests, which replay
+                 fuzz/regressions/), fuzz-smoke
                    --skip STEP          leave out a step (repeatable)
                    --keep-going         run the other steps after a failure (still fails)
                    --fuzz-seconds N     seconds per fuzz target (default 60)

@@ -1,62 +1,12 @@
-//! The `roundtrip` and `differential` fuzz targets' checks as ordinary tests: on every input kept
-//! in `fuzz/regressions/{roundtrip,differential}/`, and on a table of hand-picked boundary cases.
-//!
-//! The decoding and the checks are the fuzz crate's own files, included by path, so a crash file
-//! means the same case here as in the fuzzer (and no nightly or libFuzzer is needed).
+//! Hand-picked cases of the `roundtrip` and `differential` targets: SPEC's boundaries, run with
+//! a larger budget than the fuzzer's. The fuzz harness prints a failing case as a test to
+//! paste here.
 
-#[allow(dead_code)]
-#[path = "../../../fuzz/src/case.rs"]
-mod case;
-#[allow(dead_code)]
-#[path = "../../../fuzz/src/check.rs"]
-mod check;
-#[allow(dead_code)]
-#[path = "../../../fuzz/src/cipher.rs"]
-mod cipher;
-#[path = "common/reference.rs"]
-mod reference;
-
-use std::path::{Path, PathBuf};
-
-use case::{Case, FUZZ_BUDGET, Params, TEST_BUDGET, hex, runs};
-use riffpe::Error;
-
-/// The inputs kept for `target`, sorted (none if the folder does not exist).
-fn regression_inputs(target: &str) -> Vec<PathBuf> {
-    let regressions = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/regressions");
-    case::kept_inputs(&regressions.join(target))
-}
-
-/// Runs `check` on every input kept for either case target.
-fn run_regressions(name: &str, check: fn(&Case) -> check::Outcome) {
-    run_regressions_in(&["roundtrip", "differential"], name, check);
-}
-
-fn run_regressions_in(targets: &[&str], name: &str, check: fn(&Case) -> check::Outcome) {
-    for &target in targets {
-        for path in regression_inputs(target) {
-            let data = std::fs::read(&path).expect("regression input");
-            let case = Case::decode(&data);
-            if let Err(failure) = check(&case) {
-                panic!(
-                    "{}: {failure}\n\n{}",
-                    path.display(),
-                    case.reproducer(name, file!())
-                );
-            }
-        }
-    }
-}
-
-#[test]
-fn roundtrip_regressions() {
-    run_regressions("check::roundtrip", check::roundtrip);
-}
-
-#[test]
-fn differential_regressions() {
-    run_regressions("check::differential", check::differential);
-}
+use riffpe::{MessageError, Selection, SetupError};
+use riffpe_fuzz::case::{
+    Case, FUZZ_BUDGET, MAX_MESSAGE_DIGITS, Outcome, Params, TEST_BUDGET, hex, runs,
+};
+use riffpe_fuzz::{batch, check};
 
 const KEY16: &str = "00112233445566778899aabbccddeeff";
 const KEY24: &str = "000102030405060708090a0b0c0d0e0f1011121314151617";
@@ -65,7 +15,7 @@ const KEY32: &str = "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a3091
 /// A Riffpe case with one message of `digits` digits counting up from 0 modulo `radix`, another
 /// of the largest digits, the empty fixed tweak and a short per-call tweak.
 fn riffpe(radix: u32, digits: usize, bytes_per_value: usize) -> Case {
-    let count = digits.min(case::MAX_MESSAGE_DIGITS);
+    let count = digits.min(MAX_MESSAGE_DIGITS);
     let r = u64::from(radix.max(1));
     let up = (0..count)
         .map(|i| u32::try_from(i as u64 % r).expect("below a u32 radix"))
@@ -78,6 +28,7 @@ fn riffpe(radix: u32, digits: usize, bytes_per_value: usize) -> Case {
         bytes_per_value,
         call_tweak: b"per call".to_vec(),
         messages: vec![up, top],
+        message_tweaks: vec![b"first".to_vec(), Vec::new()],
         scratch_lanes: 3,
     }
 }
@@ -93,6 +44,7 @@ fn riffpex(radices: Vec<u32>, bytes_per_value: usize) -> Case {
         bytes_per_value,
         call_tweak: Vec::new(),
         messages: vec![zeros, top],
+        message_tweaks: vec![b"fixed".to_vec(), vec![0xa5; 100]],
         scratch_lanes: 1,
     }
 }
@@ -103,10 +55,12 @@ fn with(mut case: Case, change: impl FnOnce(&mut Case)) -> Case {
     while !case.within_budget(FUZZ_BUDGET) && case.messages.len() > 1 {
         case.messages.pop();
     }
+    case.message_tweaks
+        .resize(case.messages.len(), b"per message".to_vec());
     case
 }
 
-/// Boundary cases the fuzzer's decoding produces (checked by `edge_cases_are_in_reach`).
+/// Boundary cases, each a pick from the decoding's edge-value tables.
 fn edge_cases() -> Vec<Case> {
     let mut cases = vec![
         // Radix 2, and the element width's boundaries: w = 1 up to 255, 2 from 256, 4 from 65 536.
@@ -169,6 +123,7 @@ fn edge_cases() -> Vec<Case> {
         // Many messages: lockstep runs several groups of lanes.
         with(riffpe(10, 6, 16), |c| {
             c.messages = (0..70u32).map(|i| vec![i % 10; 6]).collect();
+            c.message_tweaks = (0..70u8).map(|i| vec![i; usize::from(i % 20)]).collect();
             c.scratch_lanes = 8;
         }),
     ];
@@ -181,10 +136,10 @@ fn edge_cases() -> Vec<Case> {
 }
 
 /// Runs `check` on every edge case with the tests' larger budget.
-fn run_edge_cases(name: &str, check: fn(&Case, u64) -> check::Outcome) {
+fn run_edge_cases(name: &str, check: fn(&Case, u64) -> Outcome) {
     for case in edge_cases() {
         if let Err(failure) = check(&case, TEST_BUDGET) {
-            panic!("{failure}\n\n{}", case.reproducer(name, file!()));
+            panic!("{failure}\n\n{}", case.reproducer(name));
         }
     }
 }
@@ -199,12 +154,17 @@ fn edge_cases_differential() {
     run_edge_cases("check::differential", check::differential_within);
 }
 
+#[test]
+fn edge_cases_batch_modes() {
+    run_edge_cases("batch::modes", batch::modes_within);
+}
+
 /// The edge cases that matter most are really run, not only constructed.
 #[test]
 fn edge_cases_reach_every_width() {
     let run: Vec<usize> = edge_cases()
         .iter()
-        .filter(|c| c.within_budget(TEST_BUDGET) && cipher::Cipher::build(c).is_ok())
+        .filter(|c| c.within_budget(TEST_BUDGET) && c.build(Selection::default()).is_ok())
         .map(|c| c.params.width())
         .collect();
     for width in [1, 2, 4] {
@@ -219,33 +179,34 @@ fn edge_cases_reach_every_width() {
 #[test]
 fn checks_are_not_vacuous() {
     let valid = riffpe(10, 4, 16);
-    assert!(check::construction(&valid, &Err(Error::NoDigits)).is_err());
-    assert!(check::construction(&valid, &Err(Error::InvalidKeyLength { len: 16 })).is_err());
-    let built = cipher::Cipher::build(&valid);
+    assert!(check::construction(&valid, &Err(SetupError::NoDigits)).is_err());
+    let wrong_key = Err(SetupError::InvalidKeyLength { len: 16 });
+    assert!(check::construction(&valid, &wrong_key).is_err());
+    let built = valid.build(Selection::default());
     assert!(check::construction(&valid, &built).is_ok());
     let bad_key = with(valid.clone(), |c| c.key = vec![1; 17]);
     assert!(check::construction(&bad_key, &built).is_err());
     let bad_digits = with(riffpe(255, 257, 1), |_| {});
-    assert!(check::construction(&bad_digits, &cipher::Cipher::build(&valid)).is_err());
+    assert!(check::construction(&bad_digits, &built).is_err());
     let huge = riffpe(4_000_000_000, 1, 48);
     assert!(check::construction(&huge, &built).is_err());
     assert_eq!(
-        check::message_error(&valid.params, &[1, 2, 10, 11]),
-        Some(Error::DigitOutOfRange {
-            index: 2,
-            digit: 10,
+        valid.params.message_error(&[1, 2, 10, 11]),
+        Some(MessageError::DigitOutOfRange {
+            message: 0,
+            position: 2,
             radix: 10
         })
     );
 }
 
 /// A huge bytes_per_value once overflowed the scratch size in `Layout::new`; now each is
-/// refused with an error (the fuzzer's input is kept in `fuzz/regressions/roundtrip/`).
+/// refused with an error.
 #[test]
 fn huge_bytes_per_value_is_refused() {
-    // One case per overflow: radix · b (domain.rs keystream_blocks), the keystream stride's
-    // + 16 (keystream_stride_u64), b · 8 (select.rs KeyLayout::new). In release builds the
-    // first is accepted, and encrypt then panics out of bounds.
+    // One case per overflow: radix · b (the keystream's blocks), the keystream stride's + 16,
+    // b · 8 (the selection keys). In release builds the first was accepted, and encrypt then
+    // panicked out of bounds.
     let cases = [
         riffpe(2, 1, usize::MAX / 2 + 1),
         riffpe(14, 4, usize::MAX),
@@ -254,36 +215,7 @@ fn huge_bytes_per_value_is_refused() {
     ];
     for case in cases {
         if let Err(failure) = check::roundtrip(&case) {
-            panic!(
-                "{failure}\n\n{}",
-                case.reproducer("check::roundtrip", file!())
-            );
-        }
-    }
-}
-
-/// The hand-picked cases are ones the fuzzer can reach: some input decodes to each.
-#[test]
-fn edge_cases_are_in_reach() {
-    for case in edge_cases() {
-        let encoded = case.encode();
-        assert!(encoded.is_some(), "no input decodes to {case:?}");
-    }
-}
-
-/// Writes the edge cases as seed inputs for the fuzzers:
-/// `cargo test -p riffpe --test fuzz_regressions -- --ignored seed_corpus`, then
-/// `cargo +nightly fuzz run roundtrip` picks them up from `fuzz/corpus/roundtrip/`.
-#[test]
-#[ignore = "writes files into fuzz/corpus/"]
-fn seed_corpus() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus");
-    for target in ["roundtrip", "differential"] {
-        let dir = corpus.join(target);
-        std::fs::create_dir_all(&dir).expect("corpus folder");
-        for (i, case) in edge_cases().iter().enumerate() {
-            let data = case.encode().expect("edge case in reach");
-            std::fs::write(dir.join(format!("edge-{i:02}")), data).expect("seed file");
+            panic!("{failure}\n\n{}", case.reproducer("check::roundtrip"));
         }
     }
 }

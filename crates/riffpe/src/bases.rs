@@ -9,8 +9,9 @@ use crate::SetupError;
 /// needing `log2 r` bits). Returns them in ascending order, as the reference does.
 ///
 /// Errors when `size < threshold`, `threshold < 2`, or a factor would not fit a radix (a prime
-/// of 2^32 or more). A prime `size` below 2^32 comes back as itself. The result is what
-/// [`RiffpeX::new`](crate::RiffpeX::new) takes.
+/// of 2^32 or more). A prime `size` below 2^32 comes back as itself. The result is of the type
+/// [`RiffpeX::new`](crate::RiffpeX::new) takes (which still refuses a radix whose keystream
+/// would exceed [`MAX_SCRATCH_BYTES`](crate::MAX_SCRATCH_BYTES)).
 ///
 /// ```
 /// assert_eq!(riffpe::find_best_bases(7_000_000_000, 30)?, [35, 40, 40, 50, 50, 50]);

@@ -9,7 +9,8 @@
 /// let fpe = Riffpe::new(10, 6, &[0x2b; 16], b"fixed")?;
 /// let mut buf = ScratchBuf::for_lockstep(&fpe);
 /// let mut two = [1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6];
-/// fpe.encrypt_with(Tweak::PerMessage(&[b"row 1", b"row 2"]), &mut two, &mut buf.scratch())?;
+/// let rows: [&[u8]; 2] = [b"row 1", b"row 2"];
+/// fpe.encrypt_with(Tweak::PerMessage(&rows), &mut two, &mut buf.scratch())?;
 ///
 /// let mut one = [1, 2, 3, 4, 5, 6];
 /// fpe.encrypt_with(Tweak::Bytes(b"row 2"), &mut one, &mut buf.scratch())?;

@@ -21,7 +21,7 @@
 //! # When parallel pays
 //!
 //! [`Mode::Parallel`] splits the array into chunks of at least one lockstep group
-//! ([`riffpe::Fpe::lanes`]: 64 messages with VAES-512, 30 with VAES-256, 8 with AES-NI or ARMv8)
+//! ([`riffpe::Fpe::lanes`]: 64 messages with VAES-512, 16 with VAES-256, 8 with AES-NI or ARMv8)
 //! and at most 1024 messages. An array of at most one group is one chunk, run on one thread: no
 //! faster than [`Mode::Lockstep`], so up to that size parallel does not pay. Measured with the
 //! `throughput-encrypt-small` bench (Riffpe(100, 8), 2 cores, VAES-512, in the workspace's

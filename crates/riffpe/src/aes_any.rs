@@ -5,11 +5,15 @@ use cipher::{BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, KeyInit};
 use core::fmt;
 
 use crate::SetupError;
+#[cfg(target_arch = "x86_64")]
+use crate::aes_vaes256;
 
 /// AES with the key size picked from the key: 16, 24 or 32 bytes.
 ///
-/// The hardware backend (AES-NI, VAES, ARMv8 crypto extensions, or the constant-time
-/// software fallback) is picked at run time by the `aes` crate. With the `zeroize` feature the
+/// The hardware backend is picked at run time, once, when the key is expanded: 256-bit VAES of
+/// this crate's own on x86-64 CPUs with VAES and AVX2 but no AVX-512 (where the `aes` crate
+/// would run AES-NI), else the `aes` crate's choice (AES-NI, VAES with AVX-512, ARMv8 crypto
+/// extensions, or the constant-time software fallback). With the `zeroize` feature the
 /// expanded key is wiped on drop. `Debug` shows the key size only.
 ///
 /// ```
@@ -26,11 +30,26 @@ enum Inner {
     Aes128(aes::Aes128),
     Aes192(aes::Aes192),
     Aes256(aes::Aes256),
+    #[cfg(target_arch = "x86_64")]
+    Vaes128(aes_vaes256::RoundKeys<11>),
+    #[cfg(target_arch = "x86_64")]
+    Vaes192(aes_vaes256::RoundKeys<13>),
+    #[cfg(target_arch = "x86_64")]
+    Vaes256(aes_vaes256::RoundKeys<15>),
 }
 
 impl Aes {
     /// Expands `key`; errors unless it is 16, 24 or 32 bytes long.
     pub fn new_from_slice(key: &[u8]) -> Result<Self, SetupError> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(cpu) = aes_vaes256::Vaes256::detect().filter(|cpu| cpu.beats_aes_crate()) {
+            return Ok(Aes(match key.len() {
+                16 => Inner::Vaes128(cpu.expand(key)),
+                24 => Inner::Vaes192(cpu.expand(key)),
+                32 => Inner::Vaes256(cpu.expand(key)),
+                len => return Err(SetupError::InvalidKeyLength { len }),
+            }));
+        }
         let invalid = |_| SetupError::InvalidKeyLength { len: key.len() };
         Ok(Aes(match key.len() {
             16 => Inner::Aes128(aes::Aes128::new_from_slice(key).map_err(invalid)?),
@@ -46,6 +65,12 @@ impl Aes {
             Inner::Aes128(_) => 128,
             Inner::Aes192(_) => 192,
             Inner::Aes256(_) => 256,
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes128(_) => 128,
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes192(_) => 192,
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes256(_) => 256,
         }
     }
 }
@@ -68,6 +93,12 @@ impl BlockCipherEncrypt for Aes {
             Inner::Aes128(c) => c.encrypt_with_backend(f),
             Inner::Aes192(c) => c.encrypt_with_backend(f),
             Inner::Aes256(c) => c.encrypt_with_backend(f),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes128(c) => c.encrypt_with_backend(f),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes192(c) => c.encrypt_with_backend(f),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes256(c) => c.encrypt_with_backend(f),
         }
     }
 }

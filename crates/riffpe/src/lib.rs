@@ -12,6 +12,9 @@
 extern crate alloc;
 
 mod aes_any;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod aes_vaes256;
 #[cfg(feature = "alloc")]
 mod bases;
 mod domain;

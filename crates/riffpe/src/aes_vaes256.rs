@@ -1,0 +1,355 @@
+//! AES on 256-bit VAES for x86-64 CPUs that have VAES and AVX2 but not AVX-512, where the
+//! `aes` crate runs AES-NI one block per instruction: the crate's one AES file with `unsafe`.
+
+use core::arch::x86_64::*;
+
+use cipher::consts::U16;
+use cipher::inout::{InOut, InOutBuf};
+use cipher::typenum::Unsigned;
+use cipher::{
+    Block, BlockCipherEncBackend, BlockCipherEncClosure, BlockSizeUser, ParBlocks,
+    ParBlocksSizeUser,
+};
+
+cpufeatures::new!(aes_avx2_cpu, "aes", "avx2");
+// The `aes` crate's own test for its VAES backends, which also asks for AVX-512 register state.
+cpufeatures::new!(aes_crate_vaes_cpu, "vaes");
+
+/// Blocks per `encrypt_par_blocks` call: two to a register, eight registers in flight, which
+/// covers the VAES latency with room for the round key and the caller's live values.
+type Lanes = U16;
+const YMM: usize = Lanes::USIZE / 2;
+
+/// Proof that this CPU has AES-NI, AVX2 and VAES: only [`Vaes256::detect`] makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Vaes256(());
+
+impl Vaes256 {
+    pub(crate) fn detect() -> Option<Vaes256> {
+        (aes_avx2_cpu::get() && cpuid_vaes()).then_some(Vaes256(()))
+    }
+
+    /// Whether the `aes` crate runs AES-NI here rather than VAES of its own.
+    pub(crate) fn beats_aes_crate(self) -> bool {
+        !aes_crate_vaes_cpu::get()
+    }
+
+    /// The round keys of `key`, which must be 16, 24 or 32 bytes long with
+    /// `RK = key.len() / 4 + 7` (11, 13 or 15).
+    pub(crate) fn expand<const RK: usize>(self, key: &[u8]) -> RoundKeys<RK> {
+        debug_assert_eq!(key.len() / 4 + 7, RK);
+        // SAFETY: `self` exists only where the CPU has AES-NI.
+        let round = unsafe { expand(key) };
+        RoundKeys { round, cpu: self }
+    }
+}
+
+/// CPUID leaf 7, ECX bit 9 (VAES); `cpufeatures` ties it to AVX-512 register state, which
+/// 256-bit VAES does not need (AVX2's, checked with it, suffices).
+fn cpuid_vaes() -> bool {
+    __cpuid(0).eax >= 7 && __cpuid_count(7, 0).ecx & (1 << 9) != 0
+}
+
+/// An expanded AES key, runnable with [`RoundKeys::encrypt_with_backend`].
+#[derive(Clone)]
+pub(crate) struct RoundKeys<const RK: usize> {
+    round: [[u8; 16]; RK],
+    cpu: Vaes256,
+}
+
+impl<const RK: usize> RoundKeys<RK> {
+    /// Runs `f` with a backend compiled for AES-NI, AVX2 and VAES.
+    #[inline]
+    pub(crate) fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
+        let _ = self.cpu;
+        // SAFETY: `self.cpu` proves the CPU has the features `run` is built with.
+        unsafe { run(&self.round, f) }
+    }
+}
+
+#[cfg(feature = "zeroize")]
+impl<const RK: usize> Drop for RoundKeys<RK> {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.round);
+    }
+}
+
+#[inline]
+#[target_feature(enable = "aes,avx2,vaes")]
+fn run<const RK: usize>(round: &[[u8; 16]; RK], f: impl BlockCipherEncClosure<BlockSize = U16>) {
+    // SAFETY: each key is 16 readable bytes; the load is unaligned.
+    let single = round.map(|key| unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
+    let double = single.map(|key| _mm256_broadcastsi128_si256(key));
+    f.call(&Backend { single, double });
+}
+
+/// SPEC `E_K` on this CPU; it exists only inside [`run`].
+struct Backend<const RK: usize> {
+    /// Round keys for one block.
+    single: [__m128i; RK],
+    /// The same, twice over, for two blocks a register.
+    double: [__m256i; RK],
+}
+
+impl<const RK: usize> BlockSizeUser for Backend<RK> {
+    type BlockSize = U16;
+}
+
+impl<const RK: usize> ParBlocksSizeUser for Backend<RK> {
+    type ParBlocksSize = Lanes;
+}
+
+impl<const RK: usize> BlockCipherEncBackend for Backend<RK> {
+    #[inline(always)]
+    fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
+        // SAFETY: a `Backend` exists only inside `run`, on a CPU with AES-NI.
+        unsafe { encrypt_one(&self.single, block) }
+    }
+
+    #[inline(always)]
+    fn encrypt_par_blocks(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+        // SAFETY: a `Backend` exists only inside `run`, on a CPU with AVX2 and VAES.
+        unsafe { encrypt_par(&self.double, blocks) }
+    }
+
+    #[inline(always)]
+    fn encrypt_tail_blocks(&self, mut blocks: InOutBuf<'_, '_, Block<Self>>) {
+        // A full batch costs what a few blocks cost when latency bounds them: pad to one.
+        let mut batch = ParBlocks::<Self>::default();
+        let count = blocks.len().min(Lanes::USIZE);
+        batch[..count].copy_from_slice(&blocks.get_in()[..count]);
+        self.encrypt_par_blocks_inplace(&mut batch);
+        blocks.get_out()[..count].copy_from_slice(&batch[..count]);
+    }
+}
+
+#[inline]
+#[target_feature(enable = "aes")]
+fn encrypt_one<const RK: usize>(
+    keys: &[__m128i; RK],
+    mut block: InOut<'_, '_, Block<Backend<RK>>>,
+) {
+    // SAFETY: a block is 16 readable bytes; the load is unaligned.
+    let mut state = unsafe { _mm_loadu_si128(block.get_in().as_ptr().cast()) };
+    state = _mm_xor_si128(state, keys[0]);
+    for key in &keys[1..RK - 1] {
+        state = _mm_aesenc_si128(state, *key);
+    }
+    state = _mm_aesenclast_si128(state, keys[RK - 1]);
+    // SAFETY: a block is 16 writable bytes; the store is unaligned.
+    unsafe { _mm_storeu_si128(block.get_out().as_mut_ptr().cast(), state) };
+}
+
+#[inline]
+#[target_feature(enable = "avx2,vaes")]
+fn encrypt_par<const RK: usize>(
+    keys: &[__m256i; RK],
+    mut blocks: InOut<'_, '_, ParBlocks<Backend<RK>>>,
+) {
+    let input = blocks.get_in();
+    // SAFETY: blocks `2r` and `2r + 1` are 32 contiguous readable bytes; the load is unaligned.
+    let mut states: [__m256i; YMM] =
+        core::array::from_fn(|r| unsafe { _mm256_loadu_si256(input[2 * r..].as_ptr().cast()) });
+    for state in &mut states {
+        *state = _mm256_xor_si256(*state, keys[0]);
+    }
+    for key in &keys[1..RK - 1] {
+        for state in &mut states {
+            *state = _mm256_aesenc_epi128(*state, *key);
+        }
+    }
+    for state in &mut states {
+        *state = _mm256_aesenclast_epi128(*state, keys[RK - 1]);
+    }
+    let output = blocks.get_out();
+    for (r, state) in states.into_iter().enumerate() {
+        // SAFETY: blocks `2r` and `2r + 1` are 32 contiguous writable bytes; the store is
+        // unaligned.
+        unsafe { _mm256_storeu_si256(output[2 * r..].as_mut_ptr().cast(), state) };
+    }
+}
+
+/// FIPS-197 `KeyExpansion`, a word at a time, with `SubWord` done by AES-NI so that no table
+/// lookup depends on the key.
+#[target_feature(enable = "aes")]
+fn expand<const RK: usize>(key: &[u8]) -> [[u8; 16]; RK] {
+    let nk = key.len() / 4;
+    let mut words = [0u32; 60];
+    for (word, bytes) in words.iter_mut().zip(key.chunks_exact(4)) {
+        *word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+    }
+    let mut rcon = 1u32;
+    for i in nk..4 * RK {
+        let mut temp = words[i - 1];
+        if i % nk == 0 {
+            // RotWord on little-endian words is a rotation right by one byte.
+            temp = sub_word(temp.rotate_right(8)) ^ rcon;
+            rcon = (rcon << 1) ^ (0x11b & 0u32.wrapping_sub(rcon >> 7));
+        } else if nk > 6 && i % nk == 4 {
+            temp = sub_word(temp);
+        }
+        words[i] = words[i - nk] ^ temp;
+    }
+    let round = core::array::from_fn(|r| {
+        let mut key = [0u8; 16];
+        for (bytes, word) in key.chunks_exact_mut(4).zip(&words[4 * r..4 * r + 4]) {
+            bytes.copy_from_slice(&word.to_le_bytes());
+        }
+        key
+    });
+    #[cfg(feature = "zeroize")]
+    zeroize::Zeroize::zeroize(&mut words);
+    round
+}
+
+/// FIPS-197 `SubWord`: word 0 of `AESKEYGENASSIST` is `SubWord` of word 1.
+#[inline]
+#[target_feature(enable = "aes")]
+fn sub_word(word: u32) -> u32 {
+    let assist = _mm_aeskeygenassist_si128::<0>(_mm_set1_epi32(word as i32));
+    _mm_cvtsi128_si32(assist) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use aes::cipher::{BlockCipherEncrypt, KeyInit};
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    /// Encrypts `blocks` through each entry point of the backend: one at a time, in batches of
+    /// [`Lanes`], and as a tail shorter than a batch.
+    fn encrypt_all<const RK: usize>(
+        keys: &RoundKeys<RK>,
+        blocks: &[[u8; 16]],
+    ) -> [Vec<[u8; 16]>; 3] {
+        struct Every<'a> {
+            blocks: &'a [[u8; 16]],
+            out: &'a mut [Vec<[u8; 16]>; 3],
+        }
+        impl BlockSizeUser for Every<'_> {
+            type BlockSize = U16;
+        }
+        impl BlockCipherEncClosure for Every<'_> {
+            fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
+                let blocks: Vec<Block<B>> = self.blocks.iter().map(|&b| b.into()).collect();
+                let mut one = blocks.clone();
+                for block in &mut one {
+                    backend.encrypt_block_inplace(block);
+                }
+                let mut par = blocks.clone();
+                let lanes = B::ParBlocksSize::USIZE;
+                for chunk in par.chunks_mut(lanes) {
+                    if chunk.len() == lanes {
+                        let batch: &mut ParBlocks<B> = chunk.try_into().expect("a full batch");
+                        backend.encrypt_par_blocks_inplace(batch);
+                    } else {
+                        backend.encrypt_tail_blocks_inplace(chunk);
+                    }
+                }
+                let mut tail = blocks;
+                for chunk in tail.chunks_mut(lanes - 1) {
+                    backend.encrypt_tail_blocks_inplace(chunk);
+                }
+                let plain = |v: Vec<Block<B>>| v.into_iter().map(|b| b.0).collect();
+                *self.out = [plain(one), plain(par), plain(tail)];
+            }
+        }
+        let mut out = [Vec::new(), Vec::new(), Vec::new()];
+        keys.encrypt_with_backend(Every {
+            blocks,
+            out: &mut out,
+        });
+        out
+    }
+
+    fn reference(key: &[u8], blocks: &[[u8; 16]]) -> Vec<[u8; 16]> {
+        fn each<C: BlockCipherEncrypt<BlockSize = U16>>(
+            c: C,
+            blocks: &[[u8; 16]],
+        ) -> Vec<[u8; 16]> {
+            blocks
+                .iter()
+                .map(|b| {
+                    let mut block = (*b).into();
+                    c.encrypt_block(&mut block);
+                    block.0
+                })
+                .collect()
+        }
+        match key.len() {
+            16 => each(aes::Aes128::new_from_slice(key).unwrap(), blocks),
+            24 => each(aes::Aes192::new_from_slice(key).unwrap(), blocks),
+            _ => each(aes::Aes256::new_from_slice(key).unwrap(), blocks),
+        }
+    }
+
+    fn ours(cpu: Vaes256, key: &[u8], blocks: &[[u8; 16]]) -> [Vec<[u8; 16]>; 3] {
+        match key.len() {
+            16 => encrypt_all(&cpu.expand::<11>(key), blocks),
+            24 => encrypt_all(&cpu.expand::<13>(key), blocks),
+            _ => encrypt_all(&cpu.expand::<15>(key), blocks),
+        }
+    }
+
+    #[test]
+    fn fips_197_known_answers() {
+        let Some(cpu) = Vaes256::detect() else {
+            return;
+        };
+        let plain: [u8; 16] = hex::decode("00112233445566778899aabbccddeeff")
+            .unwrap()
+            .try_into()
+            .unwrap();
+        // FIPS-197 Appendix C.1, C.2, C.3.
+        for (len, cipher) in [
+            (16, "69c4e0d86a7b0430d8cdb78070b4c55a"),
+            (24, "dda97ca4864cdfe06eaf70a0ec0d7191"),
+            (32, "8ea2b7ca516745bfeafc49904b496089"),
+        ] {
+            let key: Vec<u8> = (0..len as u8).collect();
+            for out in ours(cpu, &key, &[plain; 20]) {
+                for block in out {
+                    assert_eq!(hex::encode(block), cipher, "{len}-byte key");
+                }
+            }
+        }
+        // FIPS-197 Appendix A.1: the last round key of the AES-128 example.
+        let key = hex::decode("2b7e151628aed2a6abf7158809cf4f3c").unwrap();
+        let keys = cpu.expand::<11>(&key);
+        assert_eq!(
+            hex::encode(keys.round[10]),
+            "d014f9a8c9ee2589e13f0cc8b6630ca6"
+        );
+        // Appendix A.3: the last round key of the AES-256 example.
+        let key = hex::decode("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4")
+            .unwrap();
+        let keys = cpu.expand::<15>(&key);
+        assert_eq!(
+            hex::encode(keys.round[14]),
+            "fe4890d1e6188d0b046df344706c631e"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn matches_the_aes_crate(
+            key in prop_oneof![
+                prop::collection::vec(any::<u8>(), 16),
+                prop::collection::vec(any::<u8>(), 24),
+                prop::collection::vec(any::<u8>(), 32),
+            ],
+            blocks in prop::collection::vec(any::<[u8; 16]>(), 0..70),
+        ) {
+            let Some(cpu) = Vaes256::detect() else {
+                return Ok(());
+            };
+            let expected = reference(&key, &blocks);
+            for out in ours(cpu, &key, &blocks) {
+                prop_assert_eq!(&out, &expected);
+            }
+        }
+    }
+}

@@ -36,7 +36,8 @@
 //! - The key comes from `--key-file`, `-k` or `RIFFPE_KEY`, in that order. `-k` always prints a
 //!   warning to stderr (even with `--quiet`, which only silences the progress bar): the command
 //!   line is visible to every user of the machine.
-//! - Key bytes are held in zeroized buffers, and no message ever echoes a key character.
+//! - Key hex is decoded in constant time ([`key`]), key bytes are held in zeroized buffers,
+//!   and no message ever echoes a key character.
 //! - `keygen --output` and new `--output` files are created with mode 0600.
 //!
 //! # Performance

@@ -112,9 +112,7 @@ fn refused(text: &[u8]) -> HexError {
             HexError::NotHex { position }
         }
         // Only non-hex characters and odd lengths are refused; here every byte is a digit.
-        None => HexError::OddLength {
-            digits: text.len(),
-        },
+        None => HexError::OddLength { digits: text.len() },
     }
 }
 
@@ -238,7 +236,10 @@ mod tests {
         assert_eq!(&read_key_file(&path).unwrap()[..], &[0xab; 16]);
         std::fs::write(&path, " ".repeat(MAX_KEY_FILE) + &"ab".repeat(16)).unwrap();
         let message = format!("{:#}", read_key_file(&path).unwrap_err());
-        assert!(message.ends_with("larger than 4096 bytes, not a hex key"), "{message}");
+        assert!(
+            message.ends_with("larger than 4096 bytes, not a hex key"),
+            "{message}"
+        );
         assert!(!message.contains("abab"), "{message}");
     }
 

@@ -26,9 +26,11 @@
 //! - Outputs are zero-padded to the number of decimal digits of `N − 1`, `N` the domain size
 //!   (SPEC: "Integers as messages"). Domains of any size work: `u64`, `u128` or big integers.
 //! - The first bad record stops the run: `error: FILE:LINE: reason`, exit status 1. With
-//!   `--output` nothing is written (the output is a temporary file renamed on success); on
-//!   stdout, blocks of up to 65 536 lines before the bad one have already been written. Integer
-//!   arguments are all checked before any is printed.
+//!   `--output` nothing is written (the output is put in place only on success, see [`output`],
+//!   and SIGINT, SIGTERM or SIGHUP leave the directory as it was); on stdout, blocks of up to
+//!   65 536 lines before the bad one have already been written. Integer arguments are all
+//!   checked before any is printed.
+//! - A closed output pipe (`riffpe … | head -1`) ends the run quietly with exit status 0.
 //! - Usage errors are clap's (exit status 2); every other error is one line, exit status 1.
 //!
 //! # Security notes

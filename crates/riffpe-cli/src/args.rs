@@ -152,8 +152,8 @@ pub struct IoArgs {
     #[arg(short = 'i', long, value_name = "FILE", conflicts_with = "values")]
     pub input: Option<PathBuf>,
 
-    /// Write to FILE instead of stdout. It is written under a temporary name and renamed only
-    /// when the whole run succeeded; a new file gets mode 0600
+    /// Write to FILE instead of stdout. FILE appears, or is replaced, only when the whole run
+    /// succeeded (an interrupted run leaves the directory as it was); a new file gets mode 0600
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 

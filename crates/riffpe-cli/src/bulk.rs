@@ -17,6 +17,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, anyhow};
 use rayon::prelude::*;
+use riffpe::MessageError;
 
 use crate::engine::{Element, Transform};
 use crate::number::Codec;
@@ -283,6 +284,31 @@ impl<C, X: ?Sized> Pipeline<'_, C, X> {
         };
         anyhow!("{}: {column}{error}{hint}", source.at(line))
     }
+
+    /// The one-line message for a block the cipher refused (its first line is line `line`):
+    /// the refused message's line, column and reason, never its value.
+    #[cold]
+    fn message_error(&self, source: &Source, line: u64, error: MessageError) -> anyhow::Error {
+        let Some(index) = error.message() else {
+            return anyhow!("{source}: {error}");
+        };
+        let line = line + index as u64;
+        match error {
+            MessageError::DigitOutOfRange {
+                position, radix, ..
+            } => {
+                let column = match self.layout {
+                    Layout::Lines => String::new(),
+                    Layout::Csv { index, .. } => format!("column {}: ", index + 1),
+                };
+                anyhow!(
+                    "{}: {column}digit {position} is not below its radix {radix}",
+                    source.at(line)
+                )
+            }
+            _ => self.record_error(source, line, RecordError::OutOfDomain),
+        }
+    }
 }
 
 impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
@@ -379,7 +405,7 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
 
         // 2. Transform.
         C::Elem::apply(self.transform, &mut buffers.values)
-            .map_err(|e| anyhow!("{}: {}", source.at(line + e.index as u64), e.error))?;
+            .map_err(|e| self.message_error(source, line, e))?;
 
         // 3. Format.
         let chunks = lines.div_ceil(CHUNK_LINES);
@@ -411,7 +437,6 @@ mod tests {
     use crate::number::Numbers;
     use riffpe::Domain;
     use riffpe::integer::DigitOrder;
-    use riffpe_batch::BatchError;
 
     /// Hands out one byte per read, to split lines across reads.
     struct Trickle<'a>(&'a [u8]);
@@ -433,13 +458,13 @@ mod tests {
     struct Identity;
 
     impl Transform for Identity {
-        fn ints_u64(&self, _: &mut [u64]) -> Result<(), BatchError> {
+        fn ints_u64(&self, _: &mut [u64]) -> Result<(), MessageError> {
             Ok(())
         }
-        fn ints_u128(&self, _: &mut [u128]) -> Result<(), BatchError> {
+        fn ints_u128(&self, _: &mut [u128]) -> Result<(), MessageError> {
             Ok(())
         }
-        fn digits(&self, _: &mut [u32]) -> Result<(), BatchError> {
+        fn digits(&self, _: &mut [u32]) -> Result<(), MessageError> {
             Ok(())
         }
     }
@@ -475,7 +500,32 @@ mod tests {
         assert_eq!(blocks(b"\n", 10), [[b"\n".to_vec()]]);
     }
 
+    /// Refuses every block with one error.
+    struct Refuse(MessageError);
+
+    impl Transform for Refuse {
+        fn ints_u64(&self, _: &mut [u64]) -> Result<(), MessageError> {
+            Err(self.0)
+        }
+        fn ints_u128(&self, _: &mut [u128]) -> Result<(), MessageError> {
+            Err(self.0)
+        }
+        fn digits(&self, _: &mut [u32]) -> Result<(), MessageError> {
+            Err(self.0)
+        }
+    }
+
     fn run(input: &[u8], layout: Layout, header: bool, block_lines: usize) -> Result<Vec<u8>> {
+        run_with(&Identity, input, layout, header, block_lines)
+    }
+
+    fn run_with(
+        transform: &dyn Transform,
+        input: &[u8],
+        layout: Layout,
+        header: bool,
+        block_lines: usize,
+    ) -> Result<Vec<u8>> {
         let domain = Domain::Uniform {
             radix: 100,
             digits: 8,
@@ -485,7 +535,7 @@ mod tests {
         };
         let pipeline = Pipeline {
             codec: &codec,
-            transform: &Identity,
+            transform,
             layout,
             header,
             block_lines,
@@ -556,6 +606,45 @@ mod tests {
         assert_eq!(
             message,
             "in.txt:1: the value is not below the domain size 10000000000000000"
+        );
+    }
+
+    #[test]
+    fn cipher_errors_name_the_line_not_the_value() {
+        let digit = Refuse(MessageError::DigitOutOfRange {
+            message: 1,
+            position: 3,
+            radix: 100,
+        });
+        let csv = Layout::Csv {
+            index: 1,
+            delimiter: b',',
+        };
+        let message = run_with(&digit, b"h\nx,12\nx,34\n", csv, true, 2)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            "in.txt:3: column 2: digit 3 is not below its radix 100"
+        );
+        let value = Refuse(MessageError::ValueOutOfDomain { message: 2 });
+        let message = run_with(&value, b"1\n2\n3\n", Layout::Lines, false, 3)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            "in.txt:3: the value is not below the domain size 10000000000000000"
+        );
+        let length = Refuse(MessageError::MessageLength {
+            expected: 8,
+            actual: 7,
+        });
+        let message = run_with(&length, b"1\n", Layout::Lines, false, 3)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            "in.txt: 7 digits given, not a whole number of 8-digit messages"
         );
     }
 

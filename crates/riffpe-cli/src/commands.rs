@@ -7,13 +7,13 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
 use riffpe::integer::DigitOrder;
-use riffpe::{Riffpe, RiffpeX};
+use riffpe::{AnyFpe, Riffpe, RiffpeX, SetupError};
 use riffpe_batch::Mode;
 use zeroize::Zeroizing;
 
 use crate::args::{BasesArgs, Cli, Command, CryptArgs, CsvArgs, KeygenArgs, SchemeArgs};
 use crate::bulk::{self, Layout, Pipeline, Source};
-use crate::engine::{Direction, Engine, Scheme};
+use crate::engine::{Direction, Engine};
 use crate::key::{self, KEY_ENV};
 use crate::number::{Codec, Numbers};
 use crate::output::{self, Sink};
@@ -38,7 +38,7 @@ pub fn crypt(args: &CryptArgs, direction: Direction) -> Result<()> {
     });
     let key = key::load(args.key.key_file.as_deref(), args.key.key.as_deref(), env)?;
     let tweak = tweak(&args.scheme)?;
-    let scheme = build_scheme(&args.scheme, &key, &tweak)?;
+    let fpe = build_fpe(&args.scheme, &key, &tweak)?;
     drop(key);
 
     let order = match args.scheme.big_endian {
@@ -56,15 +56,10 @@ pub fn crypt(args: &CryptArgs, direction: Direction) -> Result<()> {
     let block_lines = match args.values.is_empty() {
         // All arguments in one block: an error in any of them prints nothing.
         false => usize::MAX,
-        true => bulk::block_lines(scheme.domain().radices(), args.scheme.bytes_per_value),
+        true => bulk::block_lines(fpe.domain().radices(), args.scheme.bytes_per_value),
     };
-    let numbers = Numbers::new(scheme.domain(), order);
-    let engine = Engine {
-        scheme,
-        direction,
-        order,
-        mode,
-    };
+    let numbers = Numbers::new(fpe.domain(), order);
+    let engine = Engine::new(&fpe, direction, order, mode);
     let layout = layout(&args.csv);
     let domain_size = numbers.size();
     pool.install(|| {
@@ -100,26 +95,30 @@ fn tweak(args: &SchemeArgs) -> Result<Vec<u8>> {
 }
 
 /// Riffpe (`-n`, `-l`) or RiffpeX (`--radices`), with the parameters checked.
-fn build_scheme(args: &SchemeArgs, key: &[u8], tweak: &[u8]) -> Result<Scheme> {
+fn build_fpe(args: &SchemeArgs, key: &[u8], tweak: &[u8]) -> Result<AnyFpe> {
     let bytes_per_value = args.bytes_per_value;
-    let built = match &args.radices {
-        Some(radices) => {
-            RiffpeX::with_bytes_per_value(radices.clone(), key, tweak, bytes_per_value)
-                .map(Scheme::RiffpeX)
-        }
-        None => Riffpe::with_bytes_per_value(args.radix, args.digits, key, tweak, bytes_per_value)
-            .map(Scheme::Riffpe),
+    let built: Result<AnyFpe, SetupError> = match &args.radices {
+        Some(radices) => RiffpeX::builder(radices.clone())
+            .bytes_per_value(bytes_per_value)
+            .tweak(tweak)
+            .build(key)
+            .map(Into::into),
+        None => Riffpe::builder(args.radix, args.digits)
+            .bytes_per_value(bytes_per_value)
+            .tweak(tweak)
+            .build(key)
+            .map(Into::into),
     };
     built.map_err(|error| {
         let uniform = args.radices.is_none();
         match error {
-            riffpe::Error::InvalidRadix { radix, .. } if uniform => {
+            SetupError::InvalidRadix { radix, .. } if uniform => {
                 anyhow!("invalid parameters: -n/--radix {radix} is below 2")
             }
-            riffpe::Error::NoDigits if uniform => {
+            SetupError::NoDigits if uniform => {
                 anyhow!("invalid parameters: -l/--digits must be at least 1")
             }
-            riffpe::Error::InvalidBytesPerValue { .. } => {
+            SetupError::InvalidBytesPerValue { .. } => {
                 anyhow!("invalid parameters: -b/--bytes-per-value must be at least 1")
             }
             error => anyhow!("invalid parameters: {error}"),
@@ -140,7 +139,7 @@ fn layout(args: &CsvArgs) -> Layout {
 /// One `encrypt` or `decrypt` run, before the codec is chosen.
 struct Run<'a> {
     args: &'a CryptArgs,
-    engine: &'a Engine,
+    engine: &'a Engine<'a>,
     layout: Layout,
     block_lines: usize,
     domain_size: String,
@@ -258,14 +257,21 @@ fn write_new_file(path: &Path, contents: &[u8]) -> Result<()> {
 
 /// `bases`.
 pub fn bases(args: &BasesArgs) -> Result<()> {
-    let bases = riffpe::find_best_bases(args.size, args.threshold).map_err(|e| anyhow!("{e}"))?;
-    let list: Vec<String> = bases.iter().map(u64::to_string).collect();
+    let (size, threshold) = (args.size, args.threshold);
+    let bases = riffpe::find_best_bases(size, threshold).map_err(|e| match e {
+        // The core refuses both cases with one error; the command says which.
+        SetupError::NoBases { .. } if threshold >= 2 && size >= threshold => anyhow!(
+            "{size} cannot be split into bases of at least {threshold}: it has a prime factor \
+             of 2^32 or more, which RiffpeX cannot take as a radix"
+        ),
+        SetupError::NoBases { .. } => {
+            anyhow!("{size} cannot be split into bases of at least {threshold}")
+        }
+        e => anyhow!("{e}"),
+    })?;
+    let list: Vec<String> = bases.iter().map(u32::to_string).collect();
     let mut out = io::stdout().lock();
     writeln!(out, "{}", list.join(","))
         .and_then(|()| out.flush())
-        .context("cannot write to stdout")?;
-    if let Some(radix) = bases.iter().find(|&&b| b > u64::from(u32::MAX)) {
-        eprintln!("note: radix {radix} is not below 2^32, which RiffpeX requires");
-    }
-    Ok(())
+        .context("cannot write to stdout")
 }

@@ -1,11 +1,12 @@
-//! Where the AES key comes from (`--key-file`, `RIFFPE_KEY`, `-k`), hex in and out, zeroized.
+//! Where the AES key comes from (`--key-file`, `RIFFPE_KEY`, `-k`), hex in and out in constant
+//! time, zeroized.
 //!
 //! Key bytes live in [`Zeroizing`] buffers from the moment they are read, and no error message
 //! ever contains a byte or a character of the key: only lengths and positions.
 
 use std::fmt;
 use std::fs::File;
-use std::io::Read;
+use std::io::{ErrorKind, Read};
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -21,7 +22,7 @@ pub const ARGV_KEY_WARNING: &str = "warning: a key given with -k/--key is visibl
      environment variable";
 
 /// A key file larger than this is certainly not a hex key (64 hex digits and a newline).
-const MAX_KEY_FILE: u64 = 4096;
+const MAX_KEY_FILE: usize = 4096;
 
 /// Where the key was found, for messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,7 +79,7 @@ impl fmt::Display for HexError {
 impl std::error::Error for HexError {}
 
 /// Decodes hex (either case), ignoring leading and trailing ASCII whitespace such as the newline
-/// at the end of a key file.
+/// at the end of a key file. The digits are decoded in constant time.
 ///
 /// ```
 /// use riffpe_cli::key::{decode_hex, HexError};
@@ -92,40 +93,36 @@ pub fn decode_hex(text: &str) -> Result<Zeroizing<Vec<u8>>, HexError> {
     if text.is_empty() {
         return Err(HexError::Empty);
     }
-    let nibble = |position: usize| -> Result<u8, HexError> {
-        let value = match text[position] {
-            c @ b'0'..=b'9' => c - b'0',
-            c @ b'a'..=b'f' => c - b'a' + 10,
-            c @ b'A'..=b'F' => c - b'A' + 10,
-            _ => {
-                // Count characters, not bytes, so a multi-byte character is reported where a
-                // person would see it.
-                let position = String::from_utf8_lossy(&text[..position]).chars().count() + 1;
-                return Err(HexError::NotHex { position });
-            }
-        };
-        Ok(value)
-    };
-    let mut bytes = Zeroizing::new(Vec::with_capacity(text.len() / 2));
-    for pair in (0..text.len() / 2).map(|i| 2 * i) {
-        bytes.push((nibble(pair)? << 4) | nibble(pair + 1)?);
+    let mut bytes = Zeroizing::new(vec![0u8; text.len() / 2]);
+    if text.len() % 2 == 0 && base16ct::mixed::decode(text, &mut bytes[..]).is_ok() {
+        return Ok(bytes);
     }
-    if text.len() % 2 == 1 {
-        nibble(text.len() - 1)?;
-        return Err(HexError::OddLength {
-            digits: String::from_utf8_lossy(text).chars().count(),
-        });
-    }
-    Ok(bytes)
+    Err(refused(text))
 }
 
-/// Lower-case hex of `bytes`, in a buffer zeroized on drop.
+/// Why `text` is not hex. Its branches on characters run only on refused text, never on a key
+/// that goes on to be used.
+#[cold]
+fn refused(text: &[u8]) -> HexError {
+    match text.iter().position(|c| !c.is_ascii_hexdigit()) {
+        Some(position) => {
+            // Count characters, not bytes, so a multi-byte character is reported where a
+            // person would see it.
+            let position = String::from_utf8_lossy(&text[..position]).chars().count() + 1;
+            HexError::NotHex { position }
+        }
+        // Only non-hex characters and odd lengths are refused; here every byte is a digit.
+        None => HexError::OddLength { digits: text.len() },
+    }
+}
+
+/// Lower-case hex of `bytes` (encoded in constant time), in a buffer zeroized on drop.
 pub fn encode_hex(bytes: &[u8]) -> Zeroizing<String> {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = Zeroizing::new(String::with_capacity(bytes.len() * 2));
-    for &byte in bytes {
-        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        text.push(char::from(DIGITS[usize::from(byte & 15)]));
+    let mut hex = Zeroizing::new(vec![0u8; bytes.len() * 2]);
+    // Reserved whole up front, so no reallocation leaves a copy behind.
+    let mut text = Zeroizing::new(String::with_capacity(hex.len()));
+    if let Ok(encoded) = base16ct::lower::encode(bytes, &mut hex[..]) {
+        text.extend(encoded.iter().map(|&digit| char::from(digit)));
     }
     text
 }
@@ -145,16 +142,24 @@ pub fn parse_key(text: &str, source: KeySource<'_>) -> Result<Zeroizing<Vec<u8>>
 /// Reads a hex key from a file.
 pub fn read_key_file(path: &Path) -> Result<Zeroizing<Vec<u8>>> {
     let source = KeySource::File(path);
-    let file = File::open(path).with_context(|| format!("cannot open {source}"))?;
-    let mut text = Zeroizing::new(Vec::new());
-    file.take(MAX_KEY_FILE + 1)
-        .read_to_end(&mut text)
-        .with_context(|| format!("cannot read {source}"))?;
-    if text.len() as u64 > MAX_KEY_FILE {
+    let mut file = File::open(path).with_context(|| format!("cannot open {source}"))?;
+    // A fixed buffer: a growing one would leave unzeroized copies of the key behind.
+    let mut buffer = Zeroizing::new([0u8; MAX_KEY_FILE + 1]);
+    let mut len = 0;
+    while len < buffer.len() {
+        match file.read(&mut buffer[len..]) {
+            Ok(0) => break,
+            Ok(read) => len += read,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e).with_context(|| format!("cannot read {source}")),
+        }
+    }
+    if len > MAX_KEY_FILE {
         bail!("{source}: larger than {MAX_KEY_FILE} bytes, not a hex key");
     }
+    let text = &buffer[..len];
     // Invalid UTF-8 is reported by `decode_hex` as a non-hex character, without echoing it.
-    let text = Zeroizing::new(String::from_utf8_lossy(&text).into_owned());
+    let text = Zeroizing::new(String::from_utf8_lossy(text).into_owned());
     parse_key(&text, source)
 }
 
@@ -221,6 +226,21 @@ mod tests {
             assert!(message.contains(&format!("a {len}-byte key")), "{message}");
             assert!(!message.contains("abab"), "{message}");
         }
+    }
+
+    #[test]
+    fn key_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k");
+        std::fs::write(&path, format!("{}\r\n", "aB".repeat(16))).unwrap();
+        assert_eq!(&read_key_file(&path).unwrap()[..], &[0xab; 16]);
+        std::fs::write(&path, " ".repeat(MAX_KEY_FILE) + &"ab".repeat(16)).unwrap();
+        let message = format!("{:#}", read_key_file(&path).unwrap_err());
+        assert!(
+            message.ends_with("larger than 4096 bytes, not a hex key"),
+            "{message}"
+        );
+        assert!(!message.contains("abab"), "{message}");
     }
 
     #[test]

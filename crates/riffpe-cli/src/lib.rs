@@ -26,9 +26,11 @@
 //! - Outputs are zero-padded to the number of decimal digits of `N − 1`, `N` the domain size
 //!   (SPEC: "Integers as messages"). Domains of any size work: `u64`, `u128` or big integers.
 //! - The first bad record stops the run: `error: FILE:LINE: reason`, exit status 1. With
-//!   `--output` nothing is written (the output is a temporary file renamed on success); on
-//!   stdout, blocks of up to 65 536 lines before the bad one have already been written. Integer
-//!   arguments are all checked before any is printed.
+//!   `--output` nothing is written (the output is put in place only on success, see [`output`],
+//!   and SIGINT, SIGTERM or SIGHUP leave the directory as it was); on stdout, blocks of up to
+//!   65 536 lines before the bad one have already been written. Integer arguments are all
+//!   checked before any is printed.
+//! - A closed output pipe (`riffpe … | head -1`) ends the run quietly with exit status 0.
 //! - Usage errors are clap's (exit status 2); every other error is one line, exit status 1.
 //!
 //! # Security notes
@@ -36,7 +38,8 @@
 //! - The key comes from `--key-file`, `-k` or `RIFFPE_KEY`, in that order. `-k` always prints a
 //!   warning to stderr (even with `--quiet`, which only silences the progress bar): the command
 //!   line is visible to every user of the machine.
-//! - Key bytes are held in zeroized buffers, and no message ever echoes a key character.
+//! - Key hex is decoded in constant time ([`key`]), key bytes are held in zeroized buffers,
+//!   and no message ever echoes a key character.
 //! - `keygen --output` and new `--output` files are created with mode 0600.
 //!
 //! # Performance

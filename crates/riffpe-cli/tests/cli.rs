@@ -1267,3 +1267,159 @@ fn headers_alone_and_in_plain_line_files() {
     );
     assert_eq!(out, "cards\n5158543106053628\n");
 }
+
+// --- Pipes and signals -----------------------------------------------------------------------
+
+#[test]
+fn a_reader_that_closes_early_ends_the_run_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let files = Files::new();
+    // Far more output than a pipe buffers, so the writer is still running when the reader goes.
+    let input = files.write("big.txt", Xorshift(5).lines(200_000, 16));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_riffpe"))
+        .env("RIFFPE_KEY", KEY)
+        .args(["encrypt", "--input"])
+        .arg(&input)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdout.read_line(&mut first).unwrap();
+    assert_eq!(first.len(), 17, "{first:?}");
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(output.stderr.is_empty(), "{output:?}");
+}
+
+/// Starts `riffpe encrypt --output out.txt` reading a FIFO, feeds it enough lines that it is
+/// writing its output, then sends `signal` while it waits for more, and checks that the output
+/// directory is as it was and the run failed.
+#[cfg(unix)]
+fn interrupted_run_leaves_the_directory_as_it_was(signal: rustix::process::Signal) {
+    use std::io::Write;
+    use std::process::Stdio;
+
+    let inputs = Files::new();
+    let fifo = inputs.path("fifo");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        0,
+    )
+    .unwrap();
+    let outputs = Files::new();
+    outputs.write("out.txt", "before\n");
+    let before = outputs.names();
+
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_riffpe"))
+        .env("RIFFPE_KEY", KEY)
+        .args(["encrypt", "--input"])
+        .arg(&fifo)
+        .arg("--output")
+        .arg(outputs.path("out.txt"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut writer = fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    // Several blocks' worth: once written, the run has read past its first block, so its
+    // output file exists and holds data.
+    writer
+        .write_all(Xorshift(9).lines(150_000, 16).as_bytes())
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    rustix::process::kill_process(rustix::process::Pid::from_child(&child), signal).unwrap();
+    let output = child.wait_with_output().unwrap();
+    drop(writer);
+
+    assert!(!output.status.success(), "{output:?}");
+    assert_eq!(outputs.names(), before);
+    assert_eq!(read(&outputs.path("out.txt")), b"before\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn sigint_leaves_the_output_directory_as_it_was() {
+    interrupted_run_leaves_the_directory_as_it_was(rustix::process::Signal::INT);
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_leaves_the_output_directory_as_it_was() {
+    interrupted_run_leaves_the_directory_as_it_was(rustix::process::Signal::TERM);
+}
+
+/// Where [`named_temporary_file_child`] writes, when this test binary runs it as a child.
+#[cfg(unix)]
+const NAMED_OUTPUT: &str = "RIFFPE_TEST_NAMED_OUTPUT";
+
+/// Not a test of its own: the child process of the test below (it returns at once otherwise).
+/// Writes through a named temporary file, says so, and waits to be killed.
+#[cfg(unix)]
+#[test]
+fn named_temporary_file_child() {
+    use std::io::{Read, Write};
+    let Some(path) = std::env::var_os(NAMED_OUTPUT) else {
+        return;
+    };
+    let file = riffpe_cli::output::AtomicFile::create_named(Path::new(&path)).unwrap();
+    let mut sink = riffpe_cli::output::Sink::File(file);
+    sink.write_all(b"partial\n").unwrap();
+    sink.flush().unwrap();
+    println!("ready");
+    let _ = std::io::stdin().read(&mut [0; 1]);
+}
+
+#[cfg(unix)]
+#[test]
+fn signals_remove_a_named_temporary_file() {
+    use rustix::process::{Pid, Signal, kill_process};
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    for signal in [Signal::INT, Signal::TERM, Signal::HUP] {
+        let outputs = Files::new();
+        outputs.write("out.txt", "before\n");
+        let before = outputs.names();
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "named_temporary_file_child",
+                "--exact",
+                "--nocapture",
+                "--test-threads",
+                "1",
+            ])
+            .env(NAMED_OUTPUT, outputs.path("out.txt"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        assert!(
+            // Sequential libtest puts the test's output after "test … ... " on the same line.
+            stdout.lines().any(|line| line.unwrap().ends_with("ready")),
+            "the child never got ready"
+        );
+        // The portable path is the one under test: its temporary file is there by name.
+        let during = outputs.names();
+        assert_eq!(during.len(), 2, "{during:?}");
+        assert!(
+            during.iter().any(|name| name.starts_with(".riffpe-")),
+            "{during:?}"
+        );
+
+        kill_process(Pid::from_child(&child), signal).unwrap();
+        let status = child.wait().unwrap();
+        assert!(!status.success(), "{signal:?}: {status:?}");
+        assert_eq!(outputs.names(), before, "{signal:?}");
+        assert_eq!(read(&outputs.path("out.txt")), b"before\n");
+    }
+}

@@ -61,7 +61,12 @@ impl Permutations {
         scratch: &mut Scratch,
     ) -> Result<(), Error> {
         scratch.0.reserve(self.0.lockstep_scratch_size());
-        self.run(Tweak::PerMessage(tweaks), messages, direction, &mut scratch.0)
+        self.run(
+            Tweak::PerMessage(tweaks),
+            messages,
+            direction,
+            &mut scratch.0,
+        )
     }
 
     fn run(

@@ -128,6 +128,7 @@ def spark_against_cli(count: int, cli: Path | None) -> dict:
 
         spark = (SparkSession.builder.master("local[2]").appName("riffpe-bench")
                  .config("spark.ui.enabled", "false")
+                 .config("spark.ui.showConsoleProgress", "false")
                  .config("spark.driver.memory", "2g")
                  .getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
@@ -347,7 +348,7 @@ def write_section(section: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch-count", type=int, default=1_000_000)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--spark-rows", type=int, default=1_000_000)
     parser.add_argument("--samples", type=int, default=10_000)
     parser.add_argument("--no-spark", action="store_true")

@@ -3,11 +3,12 @@
 A drop-in for the reference package's API (``Riffpe``, ``RiffpeX``, ``CBCTweakablePRNG``,
 ``TweakablePRNG`` and the integer converters), plus array methods on the cipher objects:
 ``encrypt_ints``/``decrypt_ints`` for numpy and Arrow integers and
-``encrypt_digits``/``decrypt_digits`` for 2-D digit arrays. ``riffpe.spark`` has Spark column
-functions.
+``encrypt_digits``/``decrypt_digits`` for 2-D digit arrays; ``FormatCipher`` for strings of a
+named format, a template or an alphabet (``encrypt_strings`` for many at once).
+``riffpe.spark`` has Spark column functions.
 """
 
-from ._cipher import Riffpe, RiffpeX
+from ._cipher import FormatCipher, Riffpe, RiffpeX
 from ._common import TweakablePRNG, digits_to_int, find_best_bases, int_to_bases, int_to_digits
 from ._prng import CBCTweakablePRNG
 
@@ -22,4 +23,5 @@ __all__ = (
     "Riffpe",
     "RiffpeX",
     "CBCTweakablePRNG",
+    "FormatCipher",
 )

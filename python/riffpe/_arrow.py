@@ -1,4 +1,5 @@
-"""Arrow integer arrays (anything with ``__arrow_c_array__`` or ``__arrow_c_stream__``)."""
+"""Arrow integer and string arrays (anything with ``__arrow_c_array__`` or
+``__arrow_c_stream__``)."""
 
 from __future__ import annotations
 
@@ -59,3 +60,62 @@ def _shift_row(error: ValueError, offset: int) -> ValueError:
         if row.isdigit():
             return ValueError(f"row {int(row) + offset}:{rest}")
     return error
+
+
+def arrow_strings(fc, values: Any, encrypt: bool, threads: int | None) -> Any:
+    """Encrypts or decrypts an Arrow string array (``string``, ``large_string`` or
+    ``string_view``); nulls stay null, and the result has the input's type.
+
+    Returns a ``pyarrow.Array`` (or ``ChunkedArray`` for stream input). Row numbers in errors
+    count from the start of the whole input.
+    """
+    pa = _pyarrow()
+    if isinstance(values, pa.ChunkedArray) or (
+        not isinstance(values, pa.Array) and not hasattr(values, "__arrow_c_array__")
+    ):
+        chunked = values if isinstance(values, pa.ChunkedArray) else pa.chunked_array(values)
+        _check_string_type(pa, chunked.type)
+        out, offset = [], 0
+        for chunk in chunked.chunks:
+            out.append(_string_array(pa, fc, chunk, encrypt, threads, offset))
+            offset += len(chunk)
+        return pa.chunked_array(out, type=chunked.type)
+    array = values if isinstance(values, pa.Array) else pa.array(values)
+    return _string_array(pa, fc, array, encrypt, threads, 0)
+
+
+def _is_string_type(pa, arrow_type) -> bool:
+    is_view = getattr(pa.types, "is_string_view", lambda _: False)
+    return pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) \
+        or is_view(arrow_type)
+
+
+def _check_string_type(pa, arrow_type) -> None:
+    if not _is_string_type(pa, arrow_type):
+        raise TypeError(f"Arrow values must be strings, not {arrow_type}")
+
+
+def _string_array(pa, fc, array, encrypt: bool, threads: int | None, offset: int):
+    import numpy as np
+
+    _check_string_type(pa, array.type)
+    # One layout for the compiled side: 64-bit offsets into one UTF-8 buffer.
+    large = array if pa.types.is_large_string(array.type) else array.cast(pa.large_string())
+    n = len(large)
+    _, offsets_buffer, data_buffer = large.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64, count=large.offset + n + 1)
+    offsets = offsets[large.offset:]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None \
+        else np.empty(0, dtype=np.uint8)
+    valid = large.is_valid().to_numpy(zero_copy_only=False) if large.null_count else None
+    try:
+        out_offsets, out_data = fc._arrow_strings(offsets, data, valid, encrypt, threads)
+    except ValueError as e:
+        raise _shift_row(e, offset) from None
+    validity = None if valid is None else pa.array(valid, type=pa.bool_()).buffers()[1]
+    out = pa.Array.from_buffers(
+        pa.large_string(), n,
+        [validity, pa.py_buffer(out_offsets), pa.py_buffer(out_data)],
+        null_count=large.null_count,
+    )
+    return out if out.type == array.type else out.cast(array.type)

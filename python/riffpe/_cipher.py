@@ -1,10 +1,10 @@
-"""The public cipher classes: the compiled ones plus the batch API."""
+"""The public cipher classes: the compiled ones plus the array methods."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import _batch, _native
+from . import _batch, _native, _strings
 
 
 class _BatchMethods:
@@ -37,9 +37,6 @@ class _BatchMethods:
         """Decrypts a 2-D integer array of messages; the inverse of :meth:`encrypt_digits`."""
         return _batch.digits(self, digits, False, threads)
 
-    # String formats (``encrypt_strings`` / ``decrypt_strings``) belong here once the format
-    # crate has bindings: they map strings to RiffpeX digits and back around the same batch.
-
 
 class Riffpe(_BatchMethods, _native.Riffpe):
     """Riffpe over ``digits`` digits of one ``radix``.
@@ -58,4 +55,53 @@ class RiffpeX(_BatchMethods, _native.RiffpeX):
     """
 
 
-__all__ = ("Riffpe", "RiffpeX")
+class FormatCipher(_native.FormatCipher):
+    """Strings of one format: each encrypted character becomes one RiffpeX digit.
+
+    ``FormatCipher(key, format=None, *, template=None, alphabet=None, passthrough=None,
+    alphabets=None, keep_prefix=None, keep_suffix=None, luhn=None, fold_case=None,
+    allow_small_domain=False, context=None, security=128)``
+
+    Give exactly one of:
+
+    - ``format``: a named format: ``'digits'``, ``'card'`` (Luhn kept, spaces and dashes
+      pass through), ``'card-keep-6-4'``, ``'card-keep-last-4'``, ``'ssn'``, ``'phone'``,
+      ``'alnum'``, ``'auto'``, ``'hex'``, ``'uuid'``;
+    - ``template``: one item per character, e.g. ``'999-99-9999'``, ``'A9{7}'``,
+      ``'[a-f0-9]{8}'``; ``alphabets`` maps extra ``{name}`` items to their characters;
+    - ``alphabet``: free form over a built-in alphabet's name (``'digits'``, ``'hex'``,
+      ``'HEX'``, ``'lower'``, ``'upper'``, ``'alnum'``, ``'printable'``) or the characters
+      themselves in digit order; the characters of ``passthrough`` stay where they are.
+
+    The other arguments adjust it (``None`` keeps the format's own choice): ``keep_prefix`` /
+    ``keep_suffix`` leave the first / last characters as they are, ``luhn`` is ``'preserve'``
+    (a Luhn-valid number encrypts to one), ``'invalid'`` (tokens always fail the check) or
+    ``'off'``, ``fold_case`` accepts either case and keeps it, ``allow_small_domain`` lifts the
+    minimum of 10^6 values, ``context`` (bytes-like) is bound into every value's tweak,
+    ``security`` is 128 or 256 (bytes per value). ``key`` is a bytes-like AES key of 16, 24
+    or 32 bytes. Invalid formats raise ``ValueError``.
+
+    :meth:`encrypt` and :meth:`decrypt` take one ``str``; a value the format does not take
+    raises ``ValueError`` naming a character position, never a character.
+    """
+
+    def encrypt_strings(self, values: Any, *, threads: int | None = None):
+        """Encrypts many strings; the result equals :meth:`encrypt` on each.
+
+        ``values``: a sequence of ``str`` or ``None`` (a list comes back), a 1-D numpy array of
+        ``str`` or ``object`` (an array of the same dtype comes back), or an Arrow string
+        array (anything with ``__arrow_c_array__`` or ``__arrow_c_stream__``; a pyarrow
+        array of the same type comes back). ``None`` and nulls stay as they are. The whole
+        input is checked first: a refused value raises ``ValueError`` naming its row (and
+        character position), never the value; the input is never modified. The GIL is
+        released while Rust works; ``threads=None`` uses every core, ``threads=1`` only the
+        calling thread, ``threads=n`` a pool of ``n``.
+        """
+        return _strings.strings(self, values, True, threads)
+
+    def decrypt_strings(self, values: Any, *, threads: int | None = None):
+        """Decrypts many strings; the inverse of :meth:`encrypt_strings`."""
+        return _strings.strings(self, values, False, threads)
+
+
+__all__ = ("Riffpe", "RiffpeX", "FormatCipher")

@@ -1,5 +1,5 @@
-from collections.abc import Iterable
-from typing import Any, ClassVar
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Literal
 
 from typing_extensions import Buffer, Self
 
@@ -53,3 +53,37 @@ class CBCTweakablePRNG:
     def __new__(cls, key: Buffer, tweak: Buffer, iv: Buffer | None = None) -> Self: ...
     def reset(self, tweak: Buffer, iv: Buffer | None = None) -> None: ...
     def get_bytes(self, count: int) -> bytes: ...
+
+class FormatCipher:
+    def __new__(
+        cls,
+        key: Buffer,
+        format: str | None = None,
+        *,
+        template: str | None = None,
+        alphabet: str | None = None,
+        passthrough: str | None = None,
+        alphabets: Mapping[str, str] | None = None,
+        keep_prefix: int | None = None,
+        keep_suffix: int | None = None,
+        luhn: Literal["preserve", "invalid", "off"] | None = None,
+        fold_case: bool | None = None,
+        allow_small_domain: bool = False,
+        context: Buffer | None = None,
+        security: Literal[128, 256] = 128,
+    ) -> Self: ...
+    def encrypt(self, value: str) -> str: ...
+    def decrypt(self, value: str) -> str: ...
+    @property
+    def bytes_per_value(self) -> int: ...
+    def _strings(
+        self, values: list[str | None], encrypt: bool, threads: int | None
+    ) -> list[str | None]: ...
+    def _arrow_strings(
+        self,
+        offsets: Any,
+        data: Any,
+        valid: Any | None,
+        encrypt: bool,
+        threads: int | None,
+    ) -> tuple[Any, Any]: ...

@@ -1,7 +1,9 @@
-"""Spark column functions that encrypt and decrypt integer columns, through Arrow.
+"""Spark column functions that encrypt and decrypt integer and string columns, through Arrow.
 
-Values travel as Arrow ``int64`` (never through pandas or floating point), so 16- to 19-digit
-values stay exact and nulls stay null. The key never enters the query plan: each executor reads
+Values travel as Arrow ``int64`` or strings (never through pandas or floating point), so 16- to
+19-digit values stay exact and nulls stay null. Integer columns take ``radix``/``digits`` or
+``radices``; string columns take ``format``, ``template`` or ``alphabet`` and the other
+arguments of :class:`riffpe.FormatCipher`. The key never enters the query plan: each executor reads
 it itself, from an environment variable (hex, ``key_env``) or a ``key_provider`` callable (for a
 secrets file or a key service), and builds the cipher once per Python worker process.
 
@@ -13,6 +15,7 @@ Example::
 
     from riffpe.spark import encrypt_column
     cards = df.withColumn("card", encrypt_column("card", radix=10, digits=16))
+    people = df.withColumn("ssn", encrypt_column("ssn", format="ssn", key_env="SSN_KEY"))
 """
 
 from __future__ import annotations
@@ -25,9 +28,32 @@ from typing import Any
 
 import pyarrow as pa
 
-from ._cipher import Riffpe, RiffpeX
+from ._cipher import FormatCipher, Riffpe, RiffpeX
 
 KeyProvider = Callable[[], bytes]
+
+
+def _key_source(key_env: str | None, key_provider: KeyProvider | None, key_id: str | None):
+    """What names the key in the per-worker cache: the variable, or the provider's identity."""
+    if key_provider is None:
+        return ("env", key_env)
+    name = f"{getattr(key_provider, '__module__', '')}.{getattr(key_provider, '__qualname__', '')}"
+    return ("provider", key_id or name)
+
+
+def _read_key(key_env: str | None, key_provider: KeyProvider | None) -> bytes:
+    if key_provider is not None:
+        key = key_provider()
+        if not isinstance(key, (bytes, bytearray, memoryview)):
+            raise TypeError("key_provider must return bytes")
+        return bytes(key)
+    text = os.environ.get(key_env or "")
+    if text is None:
+        raise RuntimeError(f"the environment variable {key_env} is not set on this executor")
+    try:
+        return bytes.fromhex(text.strip())
+    except ValueError:
+        raise ValueError(f"{key_env} does not hold a hex key") from None
 
 
 @dataclass(frozen=True)
@@ -46,36 +72,46 @@ class CipherSpec:
     key_id: str | None
 
     def cache_key(self) -> tuple:
-        if self.key_provider is None:
-            source: Any = ("env", self.key_env)
-        else:
-            provider = self.key_provider
-            name = f"{getattr(provider, '__module__', '')}.{getattr(provider, '__qualname__', '')}"
-            source = ("provider", self.key_id or name)
+        source = _key_source(self.key_env, self.key_provider, self.key_id)
         return (self.radix, self.digits, self.radices, self.tweak, self.bytes_per_value, source)
 
     def key(self) -> bytes:
-        if self.key_provider is not None:
-            key = self.key_provider()
-            if not isinstance(key, (bytes, bytearray, memoryview)):
-                raise TypeError("key_provider must return bytes")
-            return bytes(key)
-        text = os.environ.get(self.key_env or "")
-        if text is None:
-            raise RuntimeError(
-                f"the environment variable {self.key_env} is not set on this executor"
-            )
-        try:
-            return bytes.fromhex(text.strip())
-        except ValueError:
-            raise ValueError(f"{self.key_env} does not hold a hex key") from None
+        return _read_key(self.key_env, self.key_provider)
+
+    def build(self, key: bytes) -> Riffpe | RiffpeX:
+        if self.radices is not None:
+            return RiffpeX(self.radices, key, self.tweak, self.bytes_per_value)
+        return Riffpe(self.radix, self.digits, key, self.tweak, self.bytes_per_value)
 
 
-_CIPHERS: dict[tuple, Riffpe | RiffpeX] = {}
+@dataclass(frozen=True)
+class FormatSpec:
+    """The same for a string column: :class:`riffpe.FormatCipher`'s keyword arguments."""
+
+    options: tuple[tuple[str, Any], ...]
+    threads: int | None
+    key_env: str | None
+    key_provider: KeyProvider | None
+    key_id: str | None
+
+    def cache_key(self) -> tuple:
+        return ("format", self.options, _key_source(self.key_env, self.key_provider, self.key_id))
+
+    def key(self) -> bytes:
+        return _read_key(self.key_env, self.key_provider)
+
+    def build(self, key: bytes) -> FormatCipher:
+        options = dict(self.options)
+        if options.get("alphabets") is not None:
+            options["alphabets"] = dict(options["alphabets"])
+        return FormatCipher(key, **options)
+
+
+_CIPHERS: dict[tuple, Riffpe | RiffpeX | FormatCipher] = {}
 _LOCK = threading.Lock()
 
 
-def cipher_for(spec: CipherSpec) -> Riffpe | RiffpeX:
+def cipher_for(spec: CipherSpec | FormatSpec) -> Riffpe | RiffpeX | FormatCipher:
     """The cipher for ``spec``, built on first use in this process and kept."""
     cache_key = spec.cache_key()
     fpe = _CIPHERS.get(cache_key)
@@ -84,13 +120,16 @@ def cipher_for(spec: CipherSpec) -> Riffpe | RiffpeX:
             fpe = _CIPHERS.get(cache_key)
             if fpe is None:
                 key = spec.key()
-                if spec.radices is not None:
-                    fpe = RiffpeX(spec.radices, key, spec.tweak, spec.bytes_per_value)
-                else:
-                    fpe = Riffpe(spec.radix, spec.digits, key, spec.tweak, spec.bytes_per_value)
+                fpe = spec.build(key)
                 del key
                 _CIPHERS[cache_key] = fpe
     return fpe
+
+
+_FORMAT_ARGS = (
+    "format", "template", "alphabet", "passthrough", "alphabets", "keep_prefix", "keep_suffix",
+    "luhn", "fold_case", "allow_small_domain", "context", "security",
+)
 
 
 def _spec(
@@ -104,11 +143,28 @@ def _spec(
     bytes_per_value: int,
     order: str,
     threads: int | None,
-) -> CipherSpec:
-    if (radices is None) == (radix is None or digits is None):
-        raise ValueError("give radix and digits (Riffpe) or radices (RiffpeX)")
+    formats: dict[str, Any],
+) -> CipherSpec | FormatSpec:
     if (key_provider is None) == (key_env is None):
         raise ValueError("give exactly one of key_env and key_provider")
+    given = {k: v for k, v in formats.items() if v is not None}
+    if any(given.get(k) is not None for k in ("format", "template", "alphabet")):
+        if radix is not None or digits is not None or radices is not None:
+            raise ValueError("give a string format or integer radices, not both")
+        if given.get("alphabets") is not None:
+            given["alphabets"] = tuple(sorted(dict(given["alphabets"]).items()))
+        if "context" in given:
+            given["context"] = bytes(given["context"])
+        spec = FormatSpec(tuple(sorted(given.items())), threads, key_env, key_provider, key_id)
+        # Fails on the driver, not in a task, when the format is refused.
+        spec.build(bytes(16))
+        return spec
+    if set(given) - {"allow_small_domain", "security"} or given.get("allow_small_domain"):
+        raise ValueError("format options need format, template or alphabet")
+    if (radices is None) == (radix is None or digits is None):
+        raise ValueError(
+            "give radix and digits (Riffpe), radices (RiffpeX), or a string format"
+        )
     if order not in ("little", "big"):
         raise ValueError("order must be 'little' or 'big'")
     spec = CipherSpec(
@@ -123,15 +179,22 @@ def _spec(
     return spec
 
 
-def _transform(spec: CipherSpec, values: pa.Array, encrypt: bool) -> pa.Array:
+def _transform(spec: CipherSpec | FormatSpec, values: pa.Array, encrypt: bool) -> pa.Array:
     fpe = cipher_for(spec)
+    if isinstance(fpe, FormatCipher):
+        strings = fpe.encrypt_strings if encrypt else fpe.decrypt_strings
+        return strings(values, threads=spec.threads)
     method = fpe.encrypt_ints if encrypt else fpe.decrypt_ints
     return method(values, order=spec.order, threads=spec.threads)
 
 
-def _column(col: Any, spec: CipherSpec, encrypt: bool):
+def _spark_type(spec: CipherSpec | FormatSpec) -> str:
+    return "string" if isinstance(spec, FormatSpec) else "long"
+
+
+def _column(col: Any, spec: CipherSpec | FormatSpec, encrypt: bool):
     from pyspark.sql import functions as F
-    from pyspark.sql.types import LongType
+    from pyspark.sql.types import LongType, StringType
 
     if not hasattr(F, "arrow_udf"):
         raise RuntimeError(
@@ -141,9 +204,25 @@ def _column(col: Any, spec: CipherSpec, encrypt: bool):
     def riffpe_fpe(values: pa.Array) -> pa.Array:
         return _transform(spec, values, encrypt)
 
-    udf = F.arrow_udf(riffpe_fpe, LongType())
+    string = isinstance(spec, FormatSpec)
+    udf = F.arrow_udf(riffpe_fpe, StringType() if string else LongType())
     column = F.col(col) if isinstance(col, str) else col
-    return udf(column.cast("long"))
+    return udf(column.cast(_spark_type(spec)))
+
+
+def _column_spec(kwargs: dict) -> CipherSpec | FormatSpec:
+    key_provider = kwargs.pop("key_provider", None)
+    key_env = kwargs.pop("key_env", "RIFFPE_KEY")
+    formats = {name: kwargs.pop(name, None) for name in _FORMAT_ARGS}
+    spec = _spec(
+        kwargs.pop("radix", None), kwargs.pop("digits", None), kwargs.pop("radices", None),
+        None if key_provider else key_env, key_provider, kwargs.pop("key_id", None),
+        kwargs.pop("tweak", b""), kwargs.pop("bytes_per_value", 16),
+        kwargs.pop("order", "little"), kwargs.pop("threads", 1), formats,
+    )
+    if kwargs:
+        raise TypeError(f"unexpected arguments: {sorted(kwargs)}")
+    return spec
 
 
 def encrypt_column(
@@ -159,16 +238,24 @@ def encrypt_column(
     bytes_per_value: int = 16,
     order: str = "little",
     threads: int | None = 1,
+    **format_options: Any,
 ):
-    """A Column that encrypts the integer column ``col`` (name or Column) as a long.
+    """A Column that encrypts ``col`` (name or Column).
 
-    The domain is Riffpe(``radix``, ``digits``) or RiffpeX(``radices``) and must fit a long.
+    Integers: the domain is Riffpe(``radix``, ``digits``) or RiffpeX(``radices``) and must fit a
+    long; the column is cast to long. Strings: give ``format``, ``template`` or ``alphabet``
+    and any other keyword argument of :class:`riffpe.FormatCipher` (``keep_suffix``, ``luhn``,
+    ``context`` …); the column is cast to string and nulls stay null.
+
     The key is read on each executor from ``key_env`` (hex) or by calling ``key_provider``
     (give it ``key_provider=...`` and ``key_env=None``; ``key_id`` names it for the cache when
     it is a lambda). ``threads`` per batch: Spark already runs one task per core.
     """
-    spec = _spec(radix, digits, radices, None if key_provider else key_env, key_provider,
-                 key_id, tweak, bytes_per_value, order, threads)
+    spec = _column_spec(dict(
+        radix=radix, digits=digits, radices=radices, key_env=key_env, key_provider=key_provider,
+        key_id=key_id, tweak=tweak, bytes_per_value=bytes_per_value, order=order,
+        threads=threads, **format_options,
+    ))
     return _column(col, spec, True)
 
 
@@ -185,10 +272,14 @@ def decrypt_column(
     bytes_per_value: int = 16,
     order: str = "little",
     threads: int | None = 1,
+    **format_options: Any,
 ):
     """A Column that decrypts ``col``; the inverse of :func:`encrypt_column`."""
-    spec = _spec(radix, digits, radices, None if key_provider else key_env, key_provider,
-                 key_id, tweak, bytes_per_value, order, threads)
+    spec = _column_spec(dict(
+        radix=radix, digits=digits, radices=radices, key_env=key_env, key_provider=key_provider,
+        key_id=key_id, tweak=tweak, bytes_per_value=bytes_per_value, order=order,
+        threads=threads, **format_options,
+    ))
     return _column(col, spec, False)
 
 
@@ -196,19 +287,9 @@ def _columns(df: Any, columns: Iterable[str], encrypt: bool, kwargs: dict) -> An
     from pyspark.sql import functions as F
 
     names = list(columns)
-    key_provider = kwargs.pop("key_provider", None)
-    key_env = None if key_provider else kwargs.pop("key_env", "RIFFPE_KEY")
-    kwargs.pop("key_env", None)
-    spec = _spec(
-        kwargs.pop("radix", None), kwargs.pop("digits", None), kwargs.pop("radices", None),
-        key_env, key_provider, kwargs.pop("key_id", None), kwargs.pop("tweak", b""),
-        kwargs.pop("bytes_per_value", 16), kwargs.pop("order", "little"),
-        kwargs.pop("threads", 1),
-    )
-    if kwargs:
-        raise TypeError(f"unexpected arguments: {sorted(kwargs)}")
+    spec = _column_spec(kwargs)
     for name in names:
-        df = df.withColumn(name, F.col(name).cast("long"))
+        df = df.withColumn(name, F.col(name).cast(_spark_type(spec)))
 
     def batches(it: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in it:
@@ -222,15 +303,16 @@ def _columns(df: Any, columns: Iterable[str], encrypt: bool, kwargs: dict) -> An
 
 
 def encrypt_columns(df: Any, columns: Iterable[str], **kwargs: Any) -> Any:
-    """``df`` with the integer ``columns`` encrypted (``mapInArrow``; pyspark 3.3 or later).
+    """``df`` with ``columns`` encrypted (``mapInArrow``; pyspark 3.3 or later).
 
-    Takes the keyword arguments of :func:`encrypt_column`.
+    Takes the keyword arguments of :func:`encrypt_column`: integer columns with ``radix`` and
+    ``digits`` or ``radices``, string columns with ``format``, ``template`` or ``alphabet``.
     """
     return _columns(df, columns, True, dict(kwargs))
 
 
 def decrypt_columns(df: Any, columns: Iterable[str], **kwargs: Any) -> Any:
-    """``df`` with the integer ``columns`` decrypted; the inverse of :func:`encrypt_columns`."""
+    """``df`` with ``columns`` decrypted; the inverse of :func:`encrypt_columns`."""
     return _columns(df, columns, False, dict(kwargs))
 
 
@@ -241,4 +323,5 @@ __all__ = (
     "decrypt_columns",
     "cipher_for",
     "CipherSpec",
+    "FormatSpec",
 )

@@ -1,8 +1,9 @@
-//! Every call into `riffpe` and `riffpe-batch`: a change of the core API is an edit of this file.
+//! Every call into `riffpe` and `riffpe-batch` (`riffpe-format`'s are in `formats.rs`): a change of
+//! the core API is an edit of this file.
 
 use cipher::{Array, BlockCipherEncrypt};
-use riffpe::integer::{DigitOrder, max_value};
 use riffpe::MessageError;
+use riffpe::integer::{DigitOrder, max_value};
 use riffpe_batch::{Batch, Mode};
 
 pub use riffpe::DEFAULT_BYTES_PER_VALUE;

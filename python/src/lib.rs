@@ -1,15 +1,19 @@
 //! The compiled part of the `riffpe` Python package: cipher objects and the batch entry points.
 
 mod engine;
+mod formats;
 mod pool;
+
+use std::collections::BTreeMap;
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyNotImplementedError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyList, PyString};
 use zeroize::{Zeroize, Zeroizing};
 
 use engine::{BlockCipher, Cipher, DEFAULT_BYTES_PER_VALUE, Direction, Order, RowError, Threads};
+use formats::{Definition, LuhnChoice, Options, StringCipher};
 
 /// The bytes of a bytes-like object (bytes, bytearray, memoryview …), in memory wiped on drop.
 fn bytes_like(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Zeroizing<Vec<u8>>> {
@@ -452,10 +456,280 @@ impl Drop for CBCTweakablePRNG {
     }
 }
 
+/// The strings of `values` (a list of str or None): the rows that are not None and their text.
+fn strings_of(values: &Bound<'_, PyList>) -> PyResult<(Vec<usize>, Vec<String>)> {
+    let mut rows = Vec::with_capacity(values.len());
+    let mut texts = Vec::with_capacity(values.len());
+    for (row, item) in values.iter().enumerate() {
+        if item.is_none() {
+            continue;
+        }
+        let Ok(text) = item.cast::<PyString>() else {
+            return Err(PyTypeError::new_err(format!(
+                "row {row}: values must be str or None"
+            )));
+        };
+        // The encoder's own message would quote the offending character.
+        let text = text.to_cow().map_err(|_| {
+            PyValueError::new_err(format!("row {row}: the value is not valid Unicode"))
+        })?;
+        rows.push(row);
+        texts.push(text.into_owned());
+    }
+    Ok((rows, texts))
+}
+
+/// A row error of the non-null values, renumbered to the row of the whole input.
+fn renumber(mut e: RowError, rows: &[usize]) -> RowError {
+    e.row = e.row.map(|i| rows.get(i).copied().unwrap_or(i));
+    e
+}
+
+/// Arrow string data (`offsets` into `data`, `valid` rows) through `cipher`: the new offsets
+/// and data, null rows empty.
+fn arrow_strings(
+    cipher: &StringCipher,
+    offsets: &[i64],
+    data: &[u8],
+    valid: Option<&[bool]>,
+    direction: Direction,
+    threads: Threads,
+) -> Result<(Vec<i64>, Vec<u8>), RowError> {
+    let malformed = |row| RowError {
+        row: Some(row),
+        reason: "the Arrow offsets do not delimit the data".to_owned(),
+    };
+    let count = offsets.len().saturating_sub(1);
+    let mut rows = Vec::with_capacity(count);
+    let mut texts = Vec::with_capacity(count);
+    for row in 0..count {
+        if valid.is_some_and(|v| !v.get(row).copied().unwrap_or(false)) {
+            continue;
+        }
+        let (start, end) = (offsets[row], offsets[row + 1]);
+        let (Ok(start), Ok(end)) = (usize::try_from(start), usize::try_from(end)) else {
+            return Err(malformed(row));
+        };
+        let bytes = data.get(start..end).ok_or_else(|| malformed(row))?;
+        let text = std::str::from_utf8(bytes).map_err(|_| RowError {
+            row: Some(row),
+            reason: "the value is not valid UTF-8".to_owned(),
+        })?;
+        rows.push(row);
+        texts.push(text);
+    }
+    let done = cipher
+        .run_many(&texts, direction, threads)
+        .map_err(|e| renumber(e, &rows))?;
+    let mut out_offsets = Vec::with_capacity(count + 1);
+    let mut out_data = Vec::with_capacity(data.len());
+    out_offsets.push(0);
+    let mut done = rows.iter().zip(done).peekable();
+    for row in 0..count {
+        if let Some((_, text)) = done.next_if(|(r, _)| **r == row) {
+            out_data.extend_from_slice(text.as_bytes());
+        }
+        // Arrow offsets are i64 in a large string array, and no Vec exceeds i64::MAX bytes.
+        out_offsets.push(out_data.len() as i64);
+    }
+    Ok((out_offsets, out_data))
+}
+
+fn parse_luhn(luhn: &str) -> PyResult<LuhnChoice> {
+    match luhn {
+        "off" => Ok(LuhnChoice::Off),
+        "preserve" => Ok(LuhnChoice::Preserve),
+        "invalid" => Ok(LuhnChoice::Invalid),
+        _ => Err(PyValueError::new_err(
+            "luhn must be 'preserve', 'invalid' or 'off'",
+        )),
+    }
+}
+
+fn direction_of(encrypt: bool) -> Direction {
+    if encrypt {
+        Direction::Encrypt
+    } else {
+        Direction::Decrypt
+    }
+}
+
+/// Arrow string data as numpy arrays: offsets (one more than the rows) and UTF-8 bytes.
+type ArrowStrings<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u8>>);
+
+/// Strings of one format (a name, a template or an alphabet) under an AES key; each value's
+/// tweak binds the format, the value's shape, kept characters and `context`.
+#[pyclass(module = "riffpe._native", subclass, frozen)]
+struct FormatCipher {
+    cipher: StringCipher,
+    description: String,
+}
+
+#[pymethods]
+impl FormatCipher {
+    #[new]
+    #[pyo3(signature = (
+        key, format = None, *, template = None, alphabet = None, passthrough = None,
+        alphabets = None, keep_prefix = None, keep_suffix = None, luhn = None, fold_case = None,
+        allow_small_domain = false, context = None, security = 128,
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        key: &Bound<'_, PyAny>,
+        format: Option<String>,
+        template: Option<String>,
+        alphabet: Option<String>,
+        passthrough: Option<String>,
+        alphabets: Option<BTreeMap<String, String>>,
+        keep_prefix: Option<usize>,
+        keep_suffix: Option<usize>,
+        luhn: Option<String>,
+        fold_case: Option<bool>,
+        allow_small_domain: bool,
+        context: Option<&Bound<'_, PyAny>>,
+        security: u32,
+    ) -> PyResult<Self> {
+        let (definition, description) = match (format, template, alphabet) {
+            (Some(name), None, None) => {
+                let description = format!("format={name:?}");
+                (Definition::Named(name), description)
+            }
+            (None, Some(template), None) => {
+                let description = format!("template={template:?}");
+                let alphabets = alphabets.unwrap_or_default();
+                (
+                    Definition::Template {
+                        template,
+                        alphabets,
+                    },
+                    description,
+                )
+            }
+            (None, None, Some(alphabet)) => {
+                let passthrough = passthrough.unwrap_or_default();
+                let description = format!("alphabet={alphabet:?}, passthrough={passthrough:?}");
+                (
+                    Definition::FreeForm {
+                        alphabet,
+                        passthrough,
+                    },
+                    description,
+                )
+            }
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "give exactly one of format, template and alphabet",
+                ));
+            }
+        };
+        let bits256 = match security {
+            128 => false,
+            256 => true,
+            _ => return Err(PyValueError::new_err("security must be 128 or 256")),
+        };
+        let options = Options {
+            definition,
+            keep_prefix,
+            keep_suffix,
+            luhn: luhn.as_deref().map(parse_luhn).transpose()?,
+            fold_case,
+            allow_small_domain,
+            bits256,
+        };
+        let key = bytes_like(key, "key")?;
+        let context = match context {
+            Some(c) => bytes_like(c, "context")?,
+            None => Zeroizing::new(Vec::new()),
+        };
+        let cipher = StringCipher::new(&key, &options, &context).map_err(PyValueError::new_err)?;
+        Ok(FormatCipher {
+            cipher,
+            description,
+        })
+    }
+
+    /// Encrypts one string; a character the format does not take raises `ValueError` naming
+    /// its position.
+    fn encrypt(&self, value: &str) -> PyResult<String> {
+        self.cipher
+            .run(value, Direction::Encrypt)
+            .map_err(PyValueError::new_err)
+    }
+
+    /// Decrypts one string; the inverse of `encrypt`.
+    fn decrypt(&self, value: &str) -> PyResult<String> {
+        self.cipher
+            .run(value, Direction::Decrypt)
+            .map_err(PyValueError::new_err)
+    }
+
+    /// Keystream bytes per value (from the largest radix and the security level).
+    #[getter]
+    fn bytes_per_value(&self) -> usize {
+        self.cipher.bytes_per_value()
+    }
+
+    #[pyo3(signature = (values, encrypt, threads))]
+    fn _strings<'py>(
+        &self,
+        py: Python<'py>,
+        values: &Bound<'py, PyList>,
+        encrypt: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let (rows, texts) = strings_of(values)?;
+        let direction = direction_of(encrypt);
+        let done = detached(py, threads, |t| self.cipher.run_many(&texts, direction, t))?
+            .map_err(|e| row_error(renumber(e, &rows)))?;
+        let mut out: Vec<Option<String>> = vec![None; values.len()];
+        for (row, text) in rows.into_iter().zip(done) {
+            out[row] = Some(text);
+        }
+        PyList::new(py, out)
+    }
+
+    #[pyo3(signature = (offsets, data, valid, encrypt, threads))]
+    fn _arrow_strings<'py>(
+        &self,
+        py: Python<'py>,
+        offsets: PyReadonlyArray1<'py, i64>,
+        data: PyReadonlyArray1<'py, u8>,
+        valid: Option<PyReadonlyArray1<'py, bool>>,
+        encrypt: bool,
+        threads: Option<usize>,
+    ) -> PyResult<ArrowStrings<'py>> {
+        // Copied while the GIL is held: Python code may change the arrays once it is released.
+        let offsets: Vec<i64> = offsets.as_array().iter().copied().collect();
+        let data: Vec<u8> = data.as_array().iter().copied().collect();
+        let valid: Option<Vec<bool>> = valid.map(|v| v.as_array().iter().copied().collect());
+        let direction = direction_of(encrypt);
+        let (offsets, data) = detached(py, threads, |t| {
+            arrow_strings(
+                &self.cipher,
+                &offsets,
+                &data,
+                valid.as_deref(),
+                direction,
+                t,
+            )
+        })?
+        .map_err(row_error)?;
+        Ok((
+            PyArray1::from_vec(py, offsets),
+            PyArray1::from_vec(py, data),
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("FormatCipher({})", self.description)
+    }
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Riffpe>()?;
     m.add_class::<RiffpeX>()?;
     m.add_class::<CBCTweakablePRNG>()?;
+    m.add_class::<FormatCipher>()?;
     Ok(())
 }

@@ -6,7 +6,6 @@ import sys
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from riffpe._native import Riffpe as NativeRiffpe
 
 import riffpe
 from riffpe import (
@@ -19,6 +18,7 @@ from riffpe import (
     int_to_bases,
     int_to_digits,
 )
+from riffpe._native import Riffpe as NativeRiffpe
 
 
 def test_bytes_like_keys_and_tweaks(key):

@@ -78,3 +78,56 @@ def test_domain_must_fit_long():
 
     with pytest.raises(ValueError):
         encrypt_column("c", radix=10, digits=19)
+
+
+SSNS = ["123-45-6789", None, "000-00-0000", "999-99-9999", None]
+
+
+def _expected_strings(values, **options):
+    from riffpe import FormatCipher
+
+    return FormatCipher(bytes.fromhex(KEY_HEX), **options).encrypt_strings(values)
+
+
+def test_string_column_functions(spark):
+    from pyspark.sql import functions as F
+
+    from riffpe.spark import decrypt_column, encrypt_column
+
+    if not hasattr(F, "arrow_udf"):
+        pytest.skip("pyspark has no arrow_udf")
+    df = spark.createDataFrame([(i, v) for i, v in enumerate(SSNS)], "id long, ssn string")
+    params = dict(format="ssn", context=b"people", key_env="RIFFPE_TEST_KEY")
+    enc = df.withColumn("ssn", encrypt_column("ssn", **params))
+    plan = enc._jdf.queryExecution().toString()
+    assert KEY_HEX not in plan and KEY_HEX.upper() not in plan
+    assert [r.ssn for r in sorted(enc.collect())] == _expected_strings(
+        SSNS, format="ssn", context=b"people"
+    )
+    dec = enc.withColumn("ssn", decrypt_column("ssn", **params))
+    assert [r.ssn for r in sorted(dec.collect())] == SSNS
+
+
+def test_string_map_in_arrow(spark):
+    from riffpe.spark import decrypt_columns, encrypt_columns
+
+    cards = ["4111 1111 1111 1111", None, "5500-0000-0000-0004"]
+    df = spark.createDataFrame([(i, v) for i, v in enumerate(cards)], "id long, card string")
+    params = dict(template=None, format="card", keep_suffix=4,
+                  key_provider=lambda: bytes.fromhex(KEY_HEX), key_id="test-key")
+    enc = encrypt_columns(df, ["card"], **params)
+    assert [r.card for r in sorted(enc.collect())] == _expected_strings(
+        cards, format="card", keep_suffix=4
+    )
+    assert [r.card for r in sorted(decrypt_columns(enc, ["card"], **params).collect())] == cards
+
+
+def test_string_format_checked_on_the_driver():
+    from riffpe.spark import encrypt_column
+
+    with pytest.raises(ValueError, match="no named format"):
+        encrypt_column("c", format="nope")
+    with pytest.raises(ValueError, match="not both"):
+        encrypt_column("c", format="ssn", radix=10, digits=9)
+    with pytest.raises(ValueError, match="need format"):
+        encrypt_column("c", radix=10, digits=9, keep_prefix=2)

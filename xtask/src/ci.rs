@@ -11,12 +11,13 @@ use crate::{cross, fuzz};
 pub const NO_STD_TARGETS: [&str; 2] = ["thumbv7em-none-eabihf", "aarch64-unknown-none"];
 
 /// Steps of `ci`, by the names `--skip` takes.
-pub const STEPS: [&str; 9] = [
+pub const STEPS: [&str; 10] = [
     "fmt",
     "clippy",
     "doc",
     "test",
     "examples",
+    "python",
     "no-std",
     "cross-test",
     "fuzz-test",
@@ -32,6 +33,12 @@ const EXAMPLE_ARGS: &[(&str, &[&str])] = &[
 /// Seconds per fuzz target in `ci`: enough to catch a target that no longer builds or fails
 /// early, while the whole run stays well within CI's 30 minutes.
 pub const FUZZ_SECONDS: u64 = 60;
+
+/// The Python package: `python/ci.sh` builds the wheel into a venv, runs ruff and pytest
+/// (Spark tests included).
+fn python() -> Result {
+    run(Command::new("bash").arg("python/ci.sh"))
+}
 
 /// Packages whose examples CI builds and runs on the host.
 const EXAMPLE_PACKAGES: [&str; 2] = ["riffpe-examples", "riffpe-example-embedded"];
@@ -59,6 +66,7 @@ pub fn ci(options: &Options) -> Result {
             "doc" => doc(),
             "test" => test(),
             "examples" => examples(),
+            "python" => python(),
             "no-std" => no_std(),
             "cross-test" => cross::cross_test(),
             "fuzz-test" => fuzz::fuzz_test(),

@@ -21,7 +21,8 @@ cargo xtask: the chores of the riffpe workspace
 USAGE: cargo xtask <COMMAND> [OPTIONS]
 
 COMMANDS:
-  ci             everything CI runs, in order: fmt, clippy, doc, test, examples, no-std,
+  ci             everything CI runs, in order: fmt, clippy, doc, test, examples, python
+                 (python/ci.sh: wheel, ruff, pytest), no-std,
                  cross-test, fuzz-test (the fuzz crate's fmt, clippy and tests, which replay
                  fuzz/regressions/), fuzz-smoke
                    --skip STEP          leave out a step (repeatable)

@@ -211,7 +211,9 @@ where
         scratch: &mut ScratchBuf,
         encrypt: bool,
     ) -> Result<(), MessageError> {
-        let tweak = self.tweak.slice(first, digits.len() / self.fpe.digits());
+        let tweak = self
+            .tweak
+            .slice(first..first + digits.len() / self.fpe.digits());
         let result = if encrypt {
             self.fpe.encrypt_with(tweak, digits, &mut scratch.scratch())
         } else {

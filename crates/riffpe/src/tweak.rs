@@ -1,5 +1,7 @@
 //! The tweak of a call: the one fixed at construction, one for the whole call, or one per message.
 
+use core::ops::Range;
+
 /// Which tweak a call encrypts under. Every call that takes several messages takes one, so
 /// a column of rows with a tweak each runs in lockstep as fast as rows sharing one.
 ///
@@ -29,13 +31,13 @@ pub enum Tweak<'a> {
 }
 
 impl<'a> Tweak<'a> {
-    /// The tweaks of messages `first..first + count`: what a call on that sub-slice of the
-    /// messages takes (the batch crate splits work this way).
-    pub fn slice(self, first: usize, count: usize) -> Tweak<'a> {
+    /// The tweaks of the messages in `messages` (indices into the call's messages): what a
+    /// call on that sub-slice of them takes (the batch crate splits work this way).
+    pub fn slice(self, messages: Range<usize>) -> Tweak<'a> {
         match self {
             Tweak::PerMessage(tweaks) => {
-                let end = (first + count).min(tweaks.len());
-                Tweak::PerMessage(&tweaks[first.min(end)..end])
+                let end = messages.end.min(tweaks.len());
+                Tweak::PerMessage(&tweaks[messages.start.min(end)..end])
             }
             shared => shared,
         }

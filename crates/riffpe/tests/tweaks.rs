@@ -178,12 +178,12 @@ fn sliced_per_message_tweaks_equal_one_call() {
     for split in [1, 5, fpe.lanes(), count - 1] {
         let mut parts = plain.clone();
         let (head, tail) = parts.split_at_mut(split * radices.len());
-        fpe.encrypt_with(per.slice(0, split), head, &mut buf.scratch())
+        fpe.encrypt_with(per.slice(0..split), head, &mut buf.scratch())
             .unwrap();
-        fpe.encrypt_with(per.slice(split, count - split), tail, &mut buf.scratch())
+        fpe.encrypt_with(per.slice(split..count), tail, &mut buf.scratch())
             .unwrap();
         assert_eq!(parts, whole, "split at {split}");
     }
-    assert_eq!(Tweak::Bytes(b"x").slice(3, 4), Tweak::Bytes(b"x"));
-    assert_eq!(Tweak::Fixed.slice(3, 4), Tweak::Fixed);
+    assert_eq!(Tweak::Bytes(b"x").slice(3..7), Tweak::Bytes(b"x"));
+    assert_eq!(Tweak::Fixed.slice(3..7), Tweak::Fixed);
 }

@@ -61,6 +61,7 @@ pub mod args;
 pub mod bulk;
 pub mod commands;
 pub mod engine;
+pub mod formatted;
 pub mod key;
 pub mod number;
 pub mod output;

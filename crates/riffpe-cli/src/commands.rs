@@ -182,19 +182,15 @@ fn build_format(args: &FormatArgs, named: Option<&str>) -> Result<Format> {
         &args.template,
         &args.alphabet,
     ) {
-        (Some(name), ..) | (None, Some(name), ..) => {
-            Format::named(name).map_err(|e| anyhow!("format {name:?}: {e}"))?
-        }
-        (None, None, Some(template), _) => {
-            Format::template(template).map_err(|e| anyhow!("--template: {e}"))?
-        }
+        (Some(name), ..) | (None, Some(name), ..) => Format::named(name)?,
+        (None, None, Some(template), _) => Format::template(template)?,
         (None, None, None, Some(alphabet)) => {
             let chars = match Alphabet::by_name(alphabet) {
                 Some(builtin) => builtin,
-                None => Alphabet::new(alphabet).map_err(|e| anyhow!("--alphabet: {e}"))?,
+                None => Alphabet::new(alphabet)?,
             };
             let passthrough = args.passthrough.as_deref().unwrap_or("");
-            Format::free_form(chars, passthrough).map_err(|e| anyhow!("--passthrough: {e}"))?
+            Format::free_form(chars, passthrough)?
         }
         (None, None, None, None) => bail!(
             "no format: give --format, --template or --alphabet, or a format per column (N:FORMAT)"
@@ -220,7 +216,7 @@ fn build_format(args: &FormatArgs, named: Option<&str>) -> Result<Format> {
 /// The format ciphers and where their values are: whole lines (or arguments), or CSV columns.
 fn format_layout(args: &CryptArgs, key: &[u8], tweak: &[u8]) -> Result<FormatLayout> {
     let cipher = |named: Option<&str>, what: &str| -> Result<FormatCipher> {
-        let format = build_format(&args.format, named).with_context(|| what.to_string())?;
+        let format = build_format(&args.format, named).map_err(|e| anyhow!("{what}: {e}"))?;
         let cipher = FormatCipher::new(key, format).map_err(|e| anyhow!("{what}: {e}"))?;
         Ok(cipher.context(tweak))
     };
@@ -228,7 +224,12 @@ fn format_layout(args: &CryptArgs, key: &[u8], tweak: &[u8]) -> Result<FormatLay
         if args.csv.tweak_column.is_some() {
             bail!("--tweak-column needs --column: the values must be in other columns");
         }
-        return Ok(FormatLayout::Lines(Box::new(cipher(None, "the format")?)));
+        let what = match (&args.format.format, &args.format.template) {
+            (Some(name), _) => format!("--format {name}"),
+            (None, Some(_)) => "--template".to_string(),
+            (None, None) => "--alphabet".to_string(),
+        };
+        return Ok(FormatLayout::Lines(Box::new(cipher(None, &what)?)));
     }
     if !args.values.is_empty() {
         bail!("--column reads --input or stdin, not arguments");

@@ -506,6 +506,121 @@ mod tests {
     }
 
     #[test]
+    fn csv_records_end_outside_quotes() {
+        let cases: &[(&[u8], Option<usize>)] = &[
+            (b"", None),
+            (b"a", None),
+            (b"\n", Some(1)),
+            (b"a,b\r\nc", Some(5)),
+            (b"\"a\nb\"\n", Some(6)),
+            (b"\"a\"\"\nb\"\n", Some(8)),
+            (b"\"a\"\"\n", None),
+            (b"x\"y\nz", Some(4)),
+            (b"\"a\"b\n", Some(5)),
+            (b",\"\n\",\n", Some(6)),
+        ];
+        for &(text, end) in cases {
+            assert_eq!(csv_record_end(text, b','), end, "{text:?}");
+        }
+        assert_eq!(csv_record_end(b"a;\"b\nc\";d\n", b';'), Some(10));
+    }
+
+    fn split(content: &[u8]) -> Result<Vec<(Vec<u8>, bool)>, RecordError> {
+        let mut fields = Vec::new();
+        csv_fields(content, b',', &mut fields)?;
+        fields
+            .iter()
+            .map(|f| Ok((f.value(content)?.into_owned(), f.quoted)))
+            .collect()
+    }
+
+    #[test]
+    fn csv_fields_and_values() {
+        let v = |s: &str, q: bool| (s.as_bytes().to_vec(), q);
+        assert_eq!(split(b""), Ok(vec![v("", false)]));
+        assert_eq!(split(b","), Ok(vec![v("", false), v("", false)]));
+        assert_eq!(split(b"\"\""), Ok(vec![v("", true)]));
+        assert_eq!(
+            split(b"a,\"b,c\",\"d\"\"e\"\"\""),
+            Ok(vec![v("a", false), v("b,c", true), v("d\"e\"", true)])
+        );
+        assert_eq!(
+            split(b"\"x\r\ny\",z"),
+            Ok(vec![v("x\r\ny", true), v("z", false)])
+        );
+        assert_eq!(split(b"a\"b,c"), Ok(vec![v("a\"b", false), v("c", false)]));
+        assert_eq!(split(b"\"a\"b,c"), Err(RecordError::TextAfterQuote));
+        assert_eq!(split(b"a,\"b"), Err(RecordError::UnclosedQuote));
+        assert_eq!(
+            split("é,\"ü\"".as_bytes()),
+            Ok(vec![v("é", false), v("ü", true)])
+        );
+    }
+
+    #[test]
+    fn csv_fields_write_back_as_they_were_read() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let alphabet = b"ab,\"\r\n";
+        let mut fields = Vec::new();
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 12) as usize;
+            let content: Vec<u8> = (0..len)
+                .map(|i| alphabet[((x >> (4 + 3 * i)) % 6) as usize])
+                .collect();
+            if csv_fields(&content, b',', &mut fields).is_err() {
+                continue;
+            }
+            let mut out = Vec::new();
+            for (i, field) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                match field.value(&content) {
+                    Ok(value) => write_csv_field(&value, b',', field.quoted, &mut out),
+                    Err(_) => out.extend_from_slice(&content[field.range.clone()]),
+                }
+            }
+            let plain = !content.contains(&b'"') && !content.contains(&b'\r');
+            let single = content.contains(&b'\n') && !content.contains(&b'"');
+            if plain && !single {
+                assert_eq!(out, content, "{:?}", String::from_utf8_lossy(&content));
+            }
+            let mut again = Vec::new();
+            csv_fields(&out, b',', &mut again).unwrap();
+            let values = |c: &[u8], f: &[CsvField]| -> Vec<Vec<u8>> {
+                f.iter()
+                    .map(|f| {
+                        f.value(c)
+                            .map_or_else(|_| c[f.range.clone()].to_vec(), |v| v.into_owned())
+                    })
+                    .collect()
+            };
+            if fields.iter().all(|f| f.value(&content).is_ok()) {
+                assert_eq!(values(&out, &again), values(&content, &fields));
+            }
+        }
+    }
+
+    #[test]
+    fn csv_writer_quotes_when_it_must() {
+        let write = |value: &[u8], quote: bool| {
+            let mut out = Vec::new();
+            write_csv_field(value, b',', quote, &mut out);
+            out
+        };
+        assert_eq!(write(b"abc", false), b"abc");
+        assert_eq!(write(b"abc", true), b"\"abc\"");
+        assert_eq!(write(b"a,b", false), b"\"a,b\"");
+        assert_eq!(write(b"a\"b", false), b"\"a\"\"b\"");
+        assert_eq!(write(b"a\nb", false), b"\"a\nb\"");
+        assert_eq!(write(b"a\rb", false), b"\"a\rb\"");
+        assert_eq!(write(b"", true), b"\"\"");
+    }
+
+    #[test]
     fn parse_accepts_plain_decimals() {
         assert_eq!(parse_decimal(b"0", 0u64), Ok(0));
         assert_eq!(

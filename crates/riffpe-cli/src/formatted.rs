@@ -18,7 +18,7 @@ use crate::args::ColumnRef;
 use crate::bulk::{LineReader, Source};
 use crate::engine::Direction;
 use crate::progress::Progress;
-use crate::records::{self, CsvField, RecordError};
+use crate::records::{self, CsvField, Quoting, RecordError};
 
 /// The most records in a block.
 pub const BLOCK_RECORDS: usize = 1 << 16;
@@ -475,7 +475,18 @@ impl FormatPipeline<'_> {
                     (None, _) => out.extend_from_slice(&text[spot.start..spot.end]),
                     (Some((t, v)), None) => out.extend_from_slice(tokens[t][v].as_bytes()),
                     (Some((t, v)), Some(d)) => {
-                        records::write_csv_field(tokens[t][v].as_bytes(), d, spot.quoted, out);
+                        let quoting = match spot.quoted {
+                            true => Quoting::Quoted,
+                            false
+                                if text[spot.start..spot.end]
+                                    .iter()
+                                    .any(|&b| b == b'"' || b == b'\r') =>
+                            {
+                                Quoting::Bare
+                            }
+                            false => Quoting::Plain,
+                        };
+                        records::write_csv_field(tokens[t][v].as_bytes(), d, quoting, out);
                     }
                 }
                 cursor = spot.end;

@@ -295,13 +295,28 @@ pub fn csv_fields(
     Ok(())
 }
 
-/// Appends `value` as a CSV field: quoted (with `"` doubled) when `quote` is set or when the
-/// value holds the delimiter, a quote or a line break; as it is otherwise.
-pub fn write_csv_field(value: &[u8], delimiter: u8, quote: bool, out: &mut Vec<u8>) {
-    let needs = quote
+/// How a field was written in the input, for [`write_csv_field`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quoting {
+    /// Quoted: written quoted again.
+    Quoted,
+    /// Unquoted: quoted only if the new value needs it.
+    Plain,
+    /// Unquoted with a quote or a carriage return inside (not RFC 4180, read literally): those
+    /// may stay bare (a quote past the first byte), so such a field reads back as it was.
+    Bare,
+}
+
+/// Appends `value` as a CSV field: quoted (with `"` doubled) when the input field was, or when
+/// the value holds the delimiter, a line break or a quote (see [`Quoting::Bare`]); as it is
+/// otherwise.
+pub fn write_csv_field(value: &[u8], delimiter: u8, quoting: Quoting, out: &mut Vec<u8>) {
+    let bare = quoting == Quoting::Bare;
+    let needs = quoting == Quoting::Quoted
+        || value.first() == Some(&b'"')
         || value
             .iter()
-            .any(|&b| b == delimiter || b == b'"' || b == b'\n' || b == b'\r');
+            .any(|&b| b == delimiter || b == b'\n' || (!bare && (b == b'"' || b == b'\r')));
     if !needs {
         out.extend_from_slice(value);
         return;
@@ -578,14 +593,24 @@ mod tests {
                 if i > 0 {
                     out.push(b',');
                 }
+                let raw = &content[field.range.clone()];
+                let bare = raw.contains(&b'"') || raw.contains(&b'\r');
+                let quoting = match (field.quoted, bare) {
+                    (true, _) => Quoting::Quoted,
+                    (false, true) => Quoting::Bare,
+                    (false, false) => Quoting::Plain,
+                };
                 match field.value(&content) {
-                    Ok(value) => write_csv_field(&value, b',', field.quoted, &mut out),
+                    Ok(value) => write_csv_field(&value, b',', quoting, &mut out),
                     Err(_) => out.extend_from_slice(&content[field.range.clone()]),
                 }
             }
-            let plain = !content.contains(&b'"') && !content.contains(&b'\r');
-            let single = content.contains(&b'\n') && !content.contains(&b'"');
-            if plain && !single {
+            // A record holds no bare line feed: it would have ended the record.
+            let readable = fields.iter().all(|f| {
+                f.value(&content).is_ok()
+                    && (f.quoted || !content[f.range.clone()].contains(&b'\n'))
+            });
+            if readable {
                 assert_eq!(out, content, "{:?}", String::from_utf8_lossy(&content));
             }
             let mut again = Vec::new();
@@ -606,18 +631,23 @@ mod tests {
 
     #[test]
     fn csv_writer_quotes_when_it_must() {
-        let write = |value: &[u8], quote: bool| {
+        let write = |value: &[u8], quoting: Quoting| {
             let mut out = Vec::new();
-            write_csv_field(value, b',', quote, &mut out);
+            write_csv_field(value, b',', quoting, &mut out);
             out
         };
-        assert_eq!(write(b"abc", false), b"abc");
-        assert_eq!(write(b"abc", true), b"\"abc\"");
-        assert_eq!(write(b"a,b", false), b"\"a,b\"");
-        assert_eq!(write(b"a\"b", false), b"\"a\"\"b\"");
-        assert_eq!(write(b"a\nb", false), b"\"a\nb\"");
-        assert_eq!(write(b"a\rb", false), b"\"a\rb\"");
-        assert_eq!(write(b"", true), b"\"\"");
+        use Quoting::{Bare, Plain, Quoted};
+        assert_eq!(write(b"abc", Plain), b"abc");
+        assert_eq!(write(b"abc", Quoted), b"\"abc\"");
+        assert_eq!(write(b"a,b", Plain), b"\"a,b\"");
+        assert_eq!(write(b"a\"b", Plain), b"\"a\"\"b\"");
+        assert_eq!(write(b"a\"b", Bare), b"a\"b");
+        assert_eq!(write(b"\"ab", Bare), b"\"\"\"ab\"");
+        assert_eq!(write(b"a\nb", Plain), b"\"a\nb\"");
+        assert_eq!(write(b"a\rb", Bare), b"a\rb");
+        assert_eq!(write(b"a\nb", Bare), b"\"a\nb\"");
+        assert_eq!(write(b"a,b", Bare), b"\"a,b\"");
+        assert_eq!(write(b"", Quoted), b"\"\"");
     }
 
     #[test]

@@ -28,7 +28,11 @@ fn main() {
             "differential" => show::<Case>(&data, riffpe_fuzz::DIFFERENTIAL),
             #[cfg(feature = "cli")]
             "cli_records" => show::<riffpe_fuzz::cli::CliCase>(&data, riffpe_fuzz::CLI_RECORDS),
-            other => panic!("unknown target {other:?}: roundtrip, differential or cli_records"),
+            #[cfg(feature = "cli")]
+            "formats" => show::<riffpe_fuzz::formats::FormatsCase>(&data, riffpe_fuzz::FORMATS),
+            other => {
+                panic!("unknown target {other:?}: roundtrip, differential, cli_records or formats")
+            }
         }
     }
 }

@@ -13,6 +13,8 @@ pub mod case;
 pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "cli")]
+pub mod formats;
 
 use case::{Case, Outcome};
 
@@ -43,6 +45,16 @@ impl Reproduce for cli::CliCase {
     }
 }
 
+#[cfg(feature = "cli")]
+impl Reproduce for formats::FormatsCase {
+    fn file(&self) -> &'static str {
+        "fuzz/tests/format_cases.rs"
+    }
+    fn reproducer(&self, check: &str) -> String {
+        formats::FormatsCase::reproducer(self, check)
+    }
+}
+
 /// A named check of a case: `("check::roundtrip", check::roundtrip)`.
 pub type Check<T> = (&'static str, fn(&T) -> Outcome);
 
@@ -56,6 +68,9 @@ pub const DIFFERENTIAL: &[Check<Case>] = &[
 /// The checks of the `cli_records` target.
 #[cfg(feature = "cli")]
 pub const CLI_RECORDS: &[Check<cli::CliCase>] = &[("cli::records", cli::records)];
+/// The checks of the `formats` target.
+#[cfg(feature = "cli")]
+pub const FORMATS: &[Check<formats::FormatsCase>] = &[("formats::check", formats::check)];
 
 /// Decodes `data` as libFuzzer's `fuzz_target!` does.
 pub fn decode<'a, T: Arbitrary<'a>>(data: &'a [u8]) -> T {
@@ -70,6 +85,8 @@ pub fn replay(target: &str, data: &[u8]) -> Outcome {
         "roundtrip" | "differential" => checked(&decode::<Case>(data), &[ROUNDTRIP, DIFFERENTIAL]),
         #[cfg(feature = "cli")]
         "cli_records" => checked(&decode::<cli::CliCase>(data), &[CLI_RECORDS]),
+        #[cfg(feature = "cli")]
+        "formats" => checked(&decode::<formats::FormatsCase>(data), &[FORMATS]),
         other => Err(format!("no fuzz target {other:?}")),
     }
 }

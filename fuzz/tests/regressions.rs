@@ -9,7 +9,7 @@ fn kept_inputs_pass() {
     let mut failures = Vec::new();
     let mut targets = vec!["roundtrip", "differential"];
     if cfg!(feature = "cli") {
-        targets.push("cli_records");
+        targets.extend(["cli_records", "formats"]);
     }
     for target in targets {
         for path in kept_inputs(target) {
@@ -26,7 +26,7 @@ fn kept_inputs_pass() {
 #[test]
 fn every_kept_input_is_pinned() {
     let pinned: Vec<String> = PINNED.iter().map(|(path, _)| path.to_string()).collect();
-    for target in ["roundtrip", "differential", "cli_records"] {
+    for target in ["roundtrip", "differential", "cli_records", "formats"] {
         for path in kept_inputs(target) {
             let name = path.file_name().expect("file name").to_string_lossy();
             let key = format!("{target}/{name}");

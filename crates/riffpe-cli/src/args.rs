@@ -16,6 +16,10 @@ Examples:
   riffpe decrypt --key-file card.key --input tokens.txt
   riffpe encrypt --key-file card.key --column 3 --header --input accounts.csv
   riffpe encrypt --key-file id.key --radices 26,10,10,10,10,10,10,10 12345678
+  riffpe encrypt --key-file card.key --format card '4111 1111 1111 1111'
+  riffpe encrypt --key-file pii.key --header --column card:card --column ssn:ssn \\
+      --input customers.csv --output protected.csv
+  riffpe formats
   riffpe bases 260000000 --threshold 20";
 
 /// Riffpe format-preserving encryption: integers in, integers of the same domain out.
@@ -42,6 +46,9 @@ pub enum Command {
     Decrypt(CryptArgs),
     /// Generate a random AES key as hex, on stdout or in a new file of mode 0600
     Keygen(KeygenArgs),
+    /// List the named formats (--format, --column N:NAME) with their radices and the domain
+    /// size for common lengths
+    Formats,
     /// Split a domain size into RiffpeX radices, printed as --radices takes them (the
     /// reference's find_best_bases)
     Bases(BasesArgs),
@@ -67,9 +74,121 @@ pub struct CryptArgs {
     #[command(flatten)]
     pub io: IoArgs,
 
-    /// One column of a delimited file.
+    /// Strings of a format instead of integers.
+    #[command(flatten)]
+    pub format: FormatArgs,
+
+    /// Columns of a delimited file.
     #[command(flatten)]
     pub csv: CsvArgs,
+}
+
+/// Strings of a format (the `riffpe-format` crate) instead of integers.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Formats (strings instead of integers)")]
+pub struct FormatArgs {
+    /// A named format: card, ssn, phone, alnum, auto, digits, hex, uuid, ... (`riffpe formats`
+    /// lists them)
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with_all = ["template", "alphabet", "radices", "big_endian", "bytes_per_value"]
+    )]
+    pub format: Option<String>,
+
+    /// A template, one item per character: 9 a digit, a / A a lower / upper-case letter, x a
+    /// letter or digit, [a-f0-9] a class, {name} a named alphabet, {n} a repeat, \c a literal;
+    /// any other character is a literal (e.g. 999-99-9999, A9{7})
+    #[arg(
+        long,
+        value_name = "T",
+        conflicts_with_all = ["alphabet", "radices", "big_endian", "bytes_per_value"]
+    )]
+    pub template: Option<String>,
+
+    /// Free form over one alphabet: a name (digits, hex, HEX, lower, upper, alnum,
+    /// printable) or its characters in digit order (e.g. ACGT)
+    #[arg(
+        long,
+        value_name = "A",
+        conflicts_with_all = ["radices", "big_endian", "bytes_per_value"]
+    )]
+    pub alphabet: Option<String>,
+
+    /// With --alphabet: characters that pass through where they are (separators)
+    #[arg(long, value_name = "CHARS", requires = "alphabet")]
+    pub passthrough: Option<String>,
+
+    /// Keep the first N alphabet characters (separators not counted) unencrypted
+    #[arg(long, value_name = "N")]
+    pub keep_prefix: Option<usize>,
+
+    /// Keep the last N alphabet characters unencrypted
+    #[arg(long, value_name = "N")]
+    pub keep_suffix: Option<usize>,
+
+    /// Luhn check digit: preserve the residue, make every token fail the check, or leave
+    /// Luhn alone [default: the named format's]
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub luhn: Option<LuhnMode>,
+
+    /// Accept domains under 10^6 values (NIST SP 800-38G's minimum): small domains can be
+    /// tabulated by anyone who sees enough value/token pairs
+    #[arg(long)]
+    pub allow_small_domain: bool,
+}
+
+impl FormatArgs {
+    /// Whether any option asks for strings of a format.
+    pub fn any(&self) -> bool {
+        self.format.is_some() || self.template.is_some() || self.alphabet.is_some()
+    }
+
+    /// Whether an option changes a format without choosing one.
+    pub fn modifiers(&self) -> bool {
+        self.keep_prefix.is_some()
+            || self.keep_suffix.is_some()
+            || self.luhn.is_some()
+            || self.allow_small_domain
+    }
+}
+
+/// `--luhn`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LuhnMode {
+    /// A Luhn-valid number encrypts to a Luhn-valid number, an invalid one to an invalid one
+    Preserve,
+    /// Only Luhn-valid numbers are encrypted, and tokens always fail the check
+    Invalid,
+    /// Every digit is encrypted
+    Off,
+}
+
+/// A column of `--column` or `--tweak-column`: a 1-based number, or a name from the header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ColumnRef {
+    /// 0-based index.
+    Index(usize),
+    /// A header name.
+    Name(String),
+}
+
+impl std::fmt::Display for ColumnRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ColumnRef::Index(i) => write!(f, "{}", i + 1),
+            ColumnRef::Name(name) => f.write_str(name),
+        }
+    }
+}
+
+/// A `--column`: which column, and its named format if given (`3:card`, `ssn:ssn`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnSpec {
+    /// The column.
+    pub column: ColumnRef,
+    /// The named format after `:`.
+    pub format: Option<String>,
 }
 
 /// Where the key comes from.
@@ -166,13 +285,21 @@ pub struct IoArgs {
     pub quiet: bool,
 }
 
-/// One column of a delimited file.
+/// Columns of a delimited file.
 #[derive(Debug, Args)]
-#[command(next_help_heading = "CSV (quote-free fields)")]
+#[command(next_help_heading = "CSV")]
 pub struct CsvArgs {
-    /// Process field N (1-based) of each line; every other byte passes through unchanged
-    #[arg(short = 'c', long, value_name = "N")]
-    pub column: Option<NonZeroUsize>,
+    /// Process column N (1-based) of each row, or the column named NAME in the header
+    /// (with --header); N:FORMAT or NAME:FORMAT gives it its own named format. Repeat for
+    /// several columns. Every other byte passes through unchanged. Integers: one column,
+    /// quote-free fields; formats: RFC 4180 quoting
+    #[arg(short = 'c', long, value_name = "N[:FORMAT]", value_parser = parse_column)]
+    pub column: Vec<ColumnSpec>,
+
+    /// The tweak of each row comes from this column (number or header name), encoded as the
+    /// README says; needs a format
+    #[arg(long, value_name = "N|NAME", value_parser = parse_column_ref, requires = "column")]
+    pub tweak_column: Option<ColumnRef>,
 
     /// Field delimiter for --column: one ASCII character, or "tab"
     #[arg(
@@ -188,6 +315,35 @@ pub struct CsvArgs {
     /// The first line is a header: copied unchanged
     #[arg(long, conflicts_with = "values")]
     pub header: bool,
+}
+
+/// A column number (1-based) or a header name.
+fn parse_column_ref(text: &str) -> Result<ColumnRef, String> {
+    if text.is_empty() {
+        return Err("a column is a number from 1 or a header name".into());
+    }
+    if text.bytes().all(|b| b.is_ascii_digit()) {
+        return match text.parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(ColumnRef::Index(n - 1)),
+            _ => Err(format!("column {text} is not a number from 1")),
+        };
+    }
+    Ok(ColumnRef::Name(text.to_string()))
+}
+
+/// `N`, `NAME`, `N:FORMAT` or `NAME:FORMAT` (split at the last `:`).
+fn parse_column(text: &str) -> Result<ColumnSpec, String> {
+    match text.rsplit_once(':') {
+        Some((column, format)) if !format.is_empty() => Ok(ColumnSpec {
+            column: parse_column_ref(column)?,
+            format: Some(format.to_string()),
+        }),
+        Some(_) => Err(format!("{text:?}: no format after `:`")),
+        None => Ok(ColumnSpec {
+            column: parse_column_ref(text)?,
+            format: None,
+        }),
+    }
 }
 
 /// `keygen`.

@@ -132,6 +132,8 @@ pub struct LineReader<R> {
     /// End offset of each line of the current block in `text`.
     ends: Vec<usize>,
     eof: bool,
+    /// RFC 4180 records with this delimiter: a line feed inside quotes does not end one.
+    csv: Option<u8>,
 }
 
 impl<R: Read> LineReader<R> {
@@ -142,6 +144,15 @@ impl<R: Read> LineReader<R> {
             text: Vec::new(),
             ends: Vec::new(),
             eof: false,
+            csv: None,
+        }
+    }
+
+    /// A reader of RFC 4180 records: a record may span lines inside a quoted field.
+    pub fn csv(reader: R, delimiter: u8) -> Self {
+        LineReader {
+            csv: Some(delimiter),
+            ..LineReader::new(reader)
         }
     }
 
@@ -155,13 +166,20 @@ impl<R: Read> LineReader<R> {
         let mut scanned = 0;
         loop {
             while self.ends.len() < max_lines {
-                match records::find_byte(&self.text[scanned..], b'\n') {
+                let end = match self.csv {
+                    None => records::find_byte(&self.text[scanned..], b'\n').map(|at| at + 1),
+                    Some(delimiter) => records::csv_record_end(&self.text[scanned..], delimiter),
+                };
+                match end {
                     Some(offset) => {
-                        scanned += offset + 1;
+                        scanned += offset;
                         self.ends.push(scanned);
                     }
                     None => {
-                        scanned = self.text.len();
+                        // A record's quote state starts at its first byte: scan it again.
+                        if self.csv.is_none() {
+                            scanned = self.text.len();
+                        }
                         break;
                     }
                 }

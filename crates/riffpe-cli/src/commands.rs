@@ -11,9 +11,15 @@ use riffpe::{AnyFpe, Riffpe, RiffpeX, SetupError};
 use riffpe_batch::Mode;
 use zeroize::Zeroizing;
 
-use crate::args::{BasesArgs, Cli, Command, CryptArgs, CsvArgs, KeygenArgs, SchemeArgs};
+use riffpe_format::{Alphabet, Format, FormatCipher, Luhn};
+
+use crate::args::{
+    BasesArgs, Cli, ColumnRef, Command, CryptArgs, CsvArgs, FormatArgs, KeygenArgs, LuhnMode,
+    SchemeArgs,
+};
 use crate::bulk::{self, Layout, Pipeline, Source};
 use crate::engine::{Direction, Engine};
+use crate::formatted::{self, FormatLayout, FormatPipeline};
 use crate::key::{self, KEY_ENV};
 use crate::number::{Codec, Numbers};
 use crate::output::{self, Sink};
@@ -25,6 +31,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Encrypt(args) => crypt(&args, Direction::Encrypt),
         Command::Decrypt(args) => crypt(&args, Direction::Decrypt),
         Command::Keygen(args) => keygen(&args),
+        Command::Formats => formats(),
         Command::Bases(args) => bases(&args),
     }
 }
@@ -38,6 +45,26 @@ pub fn crypt(args: &CryptArgs, direction: Direction) -> Result<()> {
     });
     let key = key::load(args.key.key_file.as_deref(), args.key.key.as_deref(), env)?;
     let tweak = tweak(&args.scheme)?;
+    if formatted_mode(args)? {
+        let layout = format_layout(args, &key, &tweak)?;
+        drop(key);
+        let pipeline = FormatPipeline {
+            layout,
+            header: args.csv.header,
+            direction,
+            tweak: &tweak,
+            block_records: match args.values.is_empty() {
+                // All arguments in one block: an error in any of them prints nothing.
+                false => usize::MAX,
+                true => formatted::BLOCK_RECORDS,
+            },
+        };
+        return pool(args)?.install(|| {
+            with_io(args, |input, source, sink, name, progress| {
+                pipeline.run(input, source, sink, name, progress)
+            })
+        });
+    }
     let fpe = build_fpe(&args.scheme, &key, &tweak)?;
     drop(key);
 
@@ -45,10 +72,7 @@ pub fn crypt(args: &CryptArgs, direction: Direction) -> Result<()> {
         true => DigitOrder::BigEndian,
         false => DigitOrder::LittleEndian,
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.io.threads.map_or(0, NonZeroUsize::get))
-        .build()
-        .context("cannot start the worker threads")?;
+    let pool = pool(args)?;
     let mode = match pool.current_num_threads() {
         1 => Mode::Lockstep,
         _ => Mode::Parallel,
@@ -60,7 +84,7 @@ pub fn crypt(args: &CryptArgs, direction: Direction) -> Result<()> {
     };
     let numbers = Numbers::new(fpe.domain(), order);
     let engine = Engine::new(&fpe, direction, order, mode);
-    let layout = layout(&args.csv);
+    let layout = layout(&args.csv)?;
     let domain_size = numbers.size();
     pool.install(|| {
         let run = Run {
@@ -126,14 +150,186 @@ fn build_fpe(args: &SchemeArgs, key: &[u8], tweak: &[u8]) -> Result<AnyFpe> {
     })
 }
 
-fn layout(args: &CsvArgs) -> Layout {
-    match args.column {
-        Some(column) => Layout::Csv {
-            index: column.get() - 1,
-            delimiter: args.delimiter,
-        },
-        None => Layout::Lines,
+/// The worker threads of `--threads` (all cores by default).
+fn pool(args: &CryptArgs) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(args.io.threads.map_or(0, NonZeroUsize::get))
+        .build()
+        .context("cannot start the worker threads")
+}
+
+/// Whether the run is on strings of a format rather than integers; refuses format options
+/// that have no format to apply to.
+fn formatted_mode(args: &CryptArgs) -> Result<bool> {
+    let formatted = args.format.any() || args.csv.column.iter().any(|c| c.format.is_some());
+    if !formatted {
+        let needs = "needs a format: --format, --template, --alphabet or --column N:FORMAT";
+        if args.format.modifiers() {
+            bail!("--keep-prefix, --keep-suffix, --luhn and --allow-small-domain each {needs}");
+        }
+        if args.csv.tweak_column.is_some() {
+            bail!("--tweak-column {needs}");
+        }
     }
+    Ok(formatted)
+}
+
+/// A named format, a template or a free-form alphabet, with the options that change it.
+fn build_format(args: &FormatArgs, named: Option<&str>) -> Result<Format> {
+    let format = match (
+        named,
+        args.format.as_deref(),
+        &args.template,
+        &args.alphabet,
+    ) {
+        (Some(name), ..) | (None, Some(name), ..) => Format::named(name)?,
+        (None, None, Some(template), _) => Format::template(template)?,
+        (None, None, None, Some(alphabet)) => {
+            let chars = match Alphabet::by_name(alphabet) {
+                Some(builtin) => builtin,
+                None => Alphabet::new(alphabet)?,
+            };
+            let passthrough = args.passthrough.as_deref().unwrap_or("");
+            Format::free_form(chars, passthrough)?
+        }
+        (None, None, None, None) => bail!(
+            "no format: give --format, --template or --alphabet, or a format per column (N:FORMAT)"
+        ),
+    };
+    let mut format = format.allow_small_domain(args.allow_small_domain);
+    if let Some(n) = args.keep_prefix {
+        format = format.keep_prefix(n);
+    }
+    if let Some(n) = args.keep_suffix {
+        format = format.keep_suffix(n);
+    }
+    if let Some(mode) = args.luhn {
+        format = format.luhn(match mode {
+            LuhnMode::Preserve => Luhn::Preserve,
+            LuhnMode::Invalid => Luhn::Invalid,
+            LuhnMode::Off => Luhn::Off,
+        });
+    }
+    Ok(format)
+}
+
+/// The format ciphers and where their values are: whole lines (or arguments), or CSV columns.
+fn format_layout(args: &CryptArgs, key: &[u8], tweak: &[u8]) -> Result<FormatLayout> {
+    let cipher = |named: Option<&str>, what: &str| -> Result<FormatCipher> {
+        let format = build_format(&args.format, named).map_err(|e| anyhow!("{what}: {e}"))?;
+        let cipher = FormatCipher::new(key, format).map_err(|e| anyhow!("{what}: {e}"))?;
+        Ok(cipher.context(tweak))
+    };
+    if args.csv.column.is_empty() {
+        if args.csv.tweak_column.is_some() {
+            bail!("--tweak-column needs --column: the values must be in other columns");
+        }
+        let what = match (&args.format.format, &args.format.template) {
+            (Some(name), _) => format!("--format {name}"),
+            (None, Some(_)) => "--template".to_string(),
+            (None, None) => "--alphabet".to_string(),
+        };
+        return Ok(FormatLayout::Lines(Box::new(cipher(None, &what)?)));
+    }
+    if !args.values.is_empty() {
+        bail!("--column reads --input or stdin, not arguments");
+    }
+    let mut columns = Vec::with_capacity(args.csv.column.len());
+    for spec in &args.csv.column {
+        let what = match &spec.format {
+            Some(name) => format!("--column {}:{name}", spec.column),
+            None => format!("--column {}", spec.column),
+        };
+        columns.push((spec.column.clone(), cipher(spec.format.as_deref(), &what)?));
+    }
+    Ok(FormatLayout::Csv {
+        delimiter: args.csv.delimiter,
+        columns,
+        tweak_column: args.csv.tweak_column.clone(),
+    })
+}
+
+/// Where the integer is: the whole line, or one column (by number: integers are quote-free).
+fn layout(args: &CsvArgs) -> Result<Layout> {
+    match args.column.as_slice() {
+        [] => Ok(Layout::Lines),
+        [spec] => match &spec.column {
+            ColumnRef::Index(index) => Ok(Layout::Csv {
+                index: *index,
+                delimiter: args.delimiter,
+            }),
+            ColumnRef::Name(name) => bail!(
+                "--column {name}: integer columns are given by number (a name needs a format, \
+                 --column {name}:FORMAT)"
+            ),
+        },
+        _ => bail!(
+            "several --column options need a format each (--column N:FORMAT) or --format: \
+             integers take one column"
+        ),
+    }
+}
+
+/// Opens the input (arguments, --input or stdin) and the output (stdout, or --output put in
+/// place on success), and runs `pipeline` from one into the other.
+fn with_io(
+    args: &CryptArgs,
+    pipeline: impl FnOnce(Box<dyn Read>, &Source, &mut Sink, &str, &Progress) -> Result<u64>,
+) -> Result<()> {
+    let io_args = &args.io;
+    let input_path = io_args
+        .input
+        .as_deref()
+        .filter(|path| *path != Path::new("-"));
+    let (input, source, size): (Box<dyn Read>, Source, Option<u64>) =
+        match (args.values.is_empty(), input_path) {
+            (false, _) => {
+                let text = bulk::arguments_text(&args.values)?;
+                (Box::new(Cursor::new(text)), Source::Arguments, None)
+            }
+            (true, Some(path)) => {
+                let file = File::open(path)
+                    .with_context(|| format!("cannot open input {}", path.display()))?;
+                let size = file
+                    .metadata()
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len());
+                (Box::new(file), Source::File(path.to_path_buf()), size)
+            }
+            (true, None) => {
+                let stdin = io::stdin();
+                if stdin.is_terminal() && !io_args.quiet {
+                    eprintln!(
+                        "riffpe: reading values from the terminal, one per line (Ctrl-D ends)"
+                    );
+                }
+                (Box::new(stdin.lock()), Source::Stdin, None)
+            }
+        };
+
+    let output_path = io_args
+        .output
+        .as_deref()
+        .filter(|path| *path != Path::new("-"));
+    let mut sink = match output_path {
+        Some(path) => {
+            if input_path.is_some_and(|input| output::same_file(input, path)) {
+                bail!(
+                    "--output {} is the input file: write to another file (the input is never modified)",
+                    path.display()
+                );
+            }
+            Sink::file(path)?
+        }
+        None => Sink::stdout(),
+    };
+
+    let progress = Progress::for_input(size, io_args.quiet);
+    let name = sink.name();
+    pipeline(input, &source, &mut sink, &name, &progress)?;
+    drop(progress);
+    sink.commit()
 }
 
 /// One `encrypt` or `decrypt` run, before the codec is chosen.
@@ -146,58 +342,8 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    /// Opens the input and output and streams one through the other.
+    /// Streams the input through the integer pipeline into the output.
     fn stream<C: Codec>(self, codec: &C) -> Result<()> {
-        let io_args = &self.args.io;
-        let input_path = io_args
-            .input
-            .as_deref()
-            .filter(|path| *path != Path::new("-"));
-        let (input, source, size): (Box<dyn Read>, Source, Option<u64>) =
-            match (self.args.values.is_empty(), input_path) {
-                (false, _) => {
-                    let text = bulk::arguments_text(&self.args.values)?;
-                    (Box::new(Cursor::new(text)), Source::Arguments, None)
-                }
-                (true, Some(path)) => {
-                    let file = File::open(path)
-                        .with_context(|| format!("cannot open input {}", path.display()))?;
-                    let size = file
-                        .metadata()
-                        .ok()
-                        .filter(|m| m.is_file())
-                        .map(|m| m.len());
-                    (Box::new(file), Source::File(path.to_path_buf()), size)
-                }
-                (true, None) => {
-                    let stdin = io::stdin();
-                    if stdin.is_terminal() && !io_args.quiet {
-                        eprintln!(
-                            "riffpe: reading integers from the terminal, one per line (Ctrl-D ends)"
-                        );
-                    }
-                    (Box::new(stdin.lock()), Source::Stdin, None)
-                }
-            };
-
-        let output_path = io_args
-            .output
-            .as_deref()
-            .filter(|path| *path != Path::new("-"));
-        let mut sink = match output_path {
-            Some(path) => {
-                if input_path.is_some_and(|input| output::same_file(input, path)) {
-                    bail!(
-                        "--output {} is the input file: write to another file (the input is never modified)",
-                        path.display()
-                    );
-                }
-                Sink::file(path)?
-            }
-            None => Sink::stdout(),
-        };
-
-        let progress = Progress::for_input(size, io_args.quiet);
         let pipeline = Pipeline {
             codec,
             transform: self.engine,
@@ -206,10 +352,9 @@ impl Run<'_> {
             block_lines: self.block_lines,
             domain_size: self.domain_size,
         };
-        let name = sink.name();
-        pipeline.run(input, &source, &mut sink, &name, &progress)?;
-        drop(progress);
-        sink.commit()
+        with_io(self.args, |input, source, sink, name, progress| {
+            pipeline.run(input, source, sink, name, progress)
+        })
     }
 }
 
@@ -274,4 +419,51 @@ pub fn bases(args: &BasesArgs) -> Result<()> {
     writeln!(out, "{}", list.join(","))
         .and_then(|()| out.flush())
         .context("cannot write to stdout")
+}
+
+/// `formats`: the named formats, their radices and the domain size for common lengths.
+pub fn formats() -> Result<()> {
+    let mut text = String::new();
+    for named in riffpe_format::named_formats() {
+        text.push_str(&format!(
+            "{}\n  {}\n  radices: {}\n",
+            named.name, named.description, named.radices
+        ));
+        for (length, size) in named.domain_sizes() {
+            let size = match size {
+                Ok(values) if values < riffpe_format::MIN_DOMAIN => {
+                    format!(
+                        "{} values: refused (under 10^6; --allow-small-domain)",
+                        values
+                    )
+                }
+                Ok(values) => format!("{} values", power_of_ten(values)),
+                Err(e) => format!("refused: {e}"),
+            };
+            text.push_str(&format!("  {length:>3} characters: {size}\n"));
+        }
+    }
+    text.push_str(
+        "\nLengths count alphabet characters, separators not included. Domains under 10^6 values \
+         are refused:\nwhoever sees enough value/token pairs can tabulate them.\n",
+    );
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("cannot write to stdout")
+}
+
+/// `10^k` for an exact power of ten, the number itself otherwise (`2.6·10^8` is clearer as
+/// digits than as a rounded power).
+fn power_of_ten(values: u128) -> String {
+    let mut k = 0;
+    let mut rest = values;
+    while rest >= 10 && rest.is_multiple_of(10) {
+        rest /= 10;
+        k += 1;
+    }
+    match (rest, k) {
+        (1, k) if k >= 3 => format!("10^{k}"),
+        _ => values.to_string(),
+    }
 }

@@ -1,7 +1,7 @@
 //! The `riffpe` command as a library: what the binary does, in modules a test or a fuzz target
 //! can call.
 //!
-//! Data flows one way: [`args`] (the command line) → [`key`] and [`engine`] (the cipher) →
+//! Data flows one way (integers): [`args`] (the command line) → [`key`] and [`engine`] (the cipher) →
 //! [`bulk`] (blocks of lines, parsed and formatted by [`records`] and [`number`], encrypted by
 //! the `riffpe-batch` crate) → [`output`] (stdout, or a file replaced only on success).
 //! [`commands`] ties them together for each subcommand.
@@ -15,8 +15,14 @@
 //! riffpe decrypt --key-file card.key --input tokens.txt
 //! riffpe encrypt --key-file card.key --column 3 --header --input accounts.csv
 //! riffpe encrypt --key-file id.key --radices 26,10,10,10,10,10,10,10 12345678
+//! riffpe encrypt --key-file card.key --format card '4111 1111 1111 1111'
+//! riffpe encrypt --key-file pii.key --header --column card:card --column ssn:ssn --input customers.csv
+//! riffpe formats
 //! riffpe bases 260000000 --threshold 20
 //! ```
+//!
+//! Strings of a format (`--format`, `--template`, `--alphabet`, `--column N:FORMAT`) go through
+//! [`formatted`] instead: RFC 4180 CSV, several columns, a tweak per row.
 //!
 //! # Behaviour
 //!
@@ -61,6 +67,7 @@ pub mod args;
 pub mod bulk;
 pub mod commands;
 pub mod engine;
+pub mod formatted;
 pub mod key;
 pub mod number;
 pub mod output;

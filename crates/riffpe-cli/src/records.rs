@@ -11,9 +11,12 @@
 //! - an integer is one or more ASCII digits `0`–`9`, leading zeros allowed (outputs are
 //!   zero-padded, so they must read back); no sign, no spaces around or inside, no `_`, no
 //!   non-ASCII digits;
-//! - a CSV field is the bytes between two delimiters; quotes are not interpreted, so a field
-//!   holding the delimiter inside quotes is not supported (the column to encrypt may not be
-//!   quoted: that is reported as an error rather than mangled).
+//! - for integers, a CSV field is the bytes between two delimiters; quotes are not interpreted,
+//!   so a field holding the delimiter inside quotes is not supported (the column to encrypt
+//!   may not be quoted: that is reported as an error rather than mangled);
+//! - for formatted values, fields are RFC 4180 ([`csv_record_end`], [`csv_fields`]): a field
+//!   that starts with `"` runs to the matching `"`, may hold delimiters, line breaks and
+//!   doubled quotes, and is written back quoted.
 
 use core::fmt;
 use core::ops::Range;
@@ -56,6 +59,14 @@ pub enum RecordError {
     },
     /// A line break inside a command-line argument.
     LineBreak,
+    /// A quoted CSV field whose closing quote never comes.
+    UnclosedQuote,
+    /// Text between a quoted CSV field's closing quote and the delimiter.
+    TextAfterQuote,
+    /// A formatted value that is not UTF-8.
+    NotUtf8,
+    /// A tweak column's value of 4 GiB or more.
+    TweakTooLong,
 }
 
 impl fmt::Display for RecordError {
@@ -87,6 +98,14 @@ impl fmt::Display for RecordError {
                 _ => write!(f, "no column {column}: the line has {fields} fields"),
             },
             RecordError::LineBreak => f.write_str("a line break inside an argument"),
+            RecordError::UnclosedQuote => {
+                f.write_str("a quoted field is never closed (RFC 4180: `\"` ends it)")
+            }
+            RecordError::TextAfterQuote => f.write_str(
+                "text after the closing quote of a quoted field (RFC 4180: write `\"\"` for a quote inside)",
+            ),
+            RecordError::NotUtf8 => f.write_str("the value is not valid UTF-8"),
+            RecordError::TweakTooLong => f.write_str("the tweak is 4 GiB or longer"),
         }
     }
 }
@@ -145,6 +164,171 @@ pub fn field_range(
     }
     let end = find_byte(&content[start..], delimiter).map_or(content.len(), |p| start + p);
     Ok(start..end)
+}
+
+/// Where an RFC 4180 scan is inside a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scan {
+    /// At the start of a field.
+    Start,
+    /// Inside a field that did not start with a quote.
+    Unquoted,
+    /// Inside quotes.
+    Quoted,
+    /// Right after a quote that closed a quoted part (a second quote reopens it: `""`).
+    AfterQuote,
+}
+
+impl Scan {
+    /// The state after `byte`, and whether `byte` ended the field (a delimiter outside quotes).
+    #[inline]
+    fn step(self, byte: u8, delimiter: u8) -> (Scan, bool) {
+        match (self, byte) {
+            (Scan::Quoted, b'"') => (Scan::AfterQuote, false),
+            (Scan::Quoted, _) => (Scan::Quoted, false),
+            (Scan::AfterQuote, b'"') | (Scan::Start, b'"') => (Scan::Quoted, false),
+            (_, b) if b == delimiter => (Scan::Start, true),
+            // A quote inside an unquoted field, or text after a closing quote, is kept as is.
+            _ => (Scan::Unquoted, false),
+        }
+    }
+}
+
+/// The end (just past its `\n`) of the RFC 4180 record that starts `text`: the first line feed
+/// outside quotes. `None` if `text` holds no whole record.
+///
+/// ```
+/// use riffpe_cli::records::csv_record_end;
+/// assert_eq!(csv_record_end(b"a,\"x\ny\",b\nnext", b','), Some(10));
+/// assert_eq!(csv_record_end(b"a,\"x\ny", b','), None);
+/// ```
+pub fn csv_record_end(text: &[u8], delimiter: u8) -> Option<usize> {
+    let mut state = Scan::Start;
+    for (i, &byte) in text.iter().enumerate() {
+        if byte == b'\n' && state != Scan::Quoted {
+            return Some(i + 1);
+        }
+        state = state.step(byte, delimiter).0;
+    }
+    None
+}
+
+/// One RFC 4180 field of a record: its bytes (with any quotes) and how it is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CsvField {
+    /// The field's bytes in the record, quotes included.
+    pub range: Range<usize>,
+    /// The field starts with a quote.
+    pub quoted: bool,
+}
+
+impl CsvField {
+    /// The field's value: the bytes themselves, or inside quotes with `""` read as `"`.
+    /// Text after the closing quote (`"ab"c`, not RFC 4180) is refused.
+    pub fn value<'a>(&self, content: &'a [u8]) -> Result<std::borrow::Cow<'a, [u8]>, RecordError> {
+        let raw = &content[self.range.clone()];
+        if !self.quoted {
+            return Ok(raw.into());
+        }
+        let inner = &raw[1..];
+        if find_byte(inner, b'"') == Some(inner.len().wrapping_sub(1)) {
+            return Ok(inner[..inner.len() - 1].into());
+        }
+        let mut out = Vec::new();
+        let mut rest = inner;
+        loop {
+            match find_byte(rest, b'"') {
+                Some(at) if rest.get(at + 1) == Some(&b'"') => {
+                    out.extend_from_slice(&rest[..=at]);
+                    rest = &rest[at + 2..];
+                }
+                Some(at) if at + 1 == rest.len() => {
+                    out.extend_from_slice(&rest[..at]);
+                    return Ok(out.into());
+                }
+                Some(_) => return Err(RecordError::TextAfterQuote),
+                None => return Err(RecordError::UnclosedQuote),
+            }
+        }
+    }
+}
+
+/// Splits a record's content (without its final line ending) into RFC 4180 fields, into
+/// `fields` (cleared first). A record whose last quote is never closed is refused.
+///
+/// ```
+/// use riffpe_cli::records::{csv_fields, CsvField};
+/// let mut fields = Vec::new();
+/// let row = b"1,\"a,\"\"b\"\"\",";
+/// csv_fields(row, b',', &mut fields).unwrap();
+/// assert_eq!(fields.len(), 3);
+/// assert_eq!(fields[1], CsvField { range: 2..11, quoted: true });
+/// assert_eq!(&*fields[1].value(row).unwrap(), b"a,\"b\"");
+/// assert_eq!(fields[2].range, 12..12);
+/// ```
+pub fn csv_fields(
+    content: &[u8],
+    delimiter: u8,
+    fields: &mut Vec<CsvField>,
+) -> Result<(), RecordError> {
+    fields.clear();
+    let mut state = Scan::Start;
+    let mut start = 0;
+    for (i, &byte) in content.iter().enumerate() {
+        let (next, ends) = state.step(byte, delimiter);
+        if ends {
+            fields.push(CsvField {
+                range: start..i,
+                quoted: content.get(start) == Some(&b'"'),
+            });
+            start = i + 1;
+        }
+        state = next;
+    }
+    if state == Scan::Quoted {
+        return Err(RecordError::UnclosedQuote);
+    }
+    fields.push(CsvField {
+        range: start..content.len(),
+        quoted: content.get(start) == Some(&b'"'),
+    });
+    Ok(())
+}
+
+/// How a field was written in the input, for [`write_csv_field`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quoting {
+    /// Quoted: written quoted again.
+    Quoted,
+    /// Unquoted: quoted only if the new value needs it.
+    Plain,
+    /// Unquoted with a quote or a carriage return inside (not RFC 4180, read literally): those
+    /// may stay bare (a quote past the first byte), so such a field reads back as it was.
+    Bare,
+}
+
+/// Appends `value` as a CSV field: quoted (with `"` doubled) when the input field was, or when
+/// the value holds the delimiter, a line break or a quote (see [`Quoting::Bare`]); as it is
+/// otherwise.
+pub fn write_csv_field(value: &[u8], delimiter: u8, quoting: Quoting, out: &mut Vec<u8>) {
+    let bare = quoting == Quoting::Bare;
+    let needs = quoting == Quoting::Quoted
+        || value.first() == Some(&b'"')
+        || value
+            .iter()
+            .any(|&b| b == delimiter || b == b'\n' || (!bare && (b == b'"' || b == b'\r')));
+    if !needs {
+        out.extend_from_slice(value);
+        return;
+    }
+    out.push(b'"');
+    for &b in value {
+        if b == b'"' {
+            out.push(b'"');
+        }
+        out.push(b);
+    }
+    out.push(b'"');
 }
 
 /// The offset of the first `byte` in `haystack`.
@@ -334,6 +518,136 @@ mod tests {
                 fields: 2
             })
         );
+    }
+
+    #[test]
+    fn csv_records_end_outside_quotes() {
+        let cases: &[(&[u8], Option<usize>)] = &[
+            (b"", None),
+            (b"a", None),
+            (b"\n", Some(1)),
+            (b"a,b\r\nc", Some(5)),
+            (b"\"a\nb\"\n", Some(6)),
+            (b"\"a\"\"\nb\"\n", Some(8)),
+            (b"\"a\"\"\n", None),
+            (b"x\"y\nz", Some(4)),
+            (b"\"a\"b\n", Some(5)),
+            (b",\"\n\",\n", Some(6)),
+        ];
+        for &(text, end) in cases {
+            assert_eq!(csv_record_end(text, b','), end, "{text:?}");
+        }
+        assert_eq!(csv_record_end(b"a;\"b\nc\";d\n", b';'), Some(10));
+    }
+
+    fn split(content: &[u8]) -> Result<Vec<(Vec<u8>, bool)>, RecordError> {
+        let mut fields = Vec::new();
+        csv_fields(content, b',', &mut fields)?;
+        fields
+            .iter()
+            .map(|f| Ok((f.value(content)?.into_owned(), f.quoted)))
+            .collect()
+    }
+
+    #[test]
+    fn csv_fields_and_values() {
+        let v = |s: &str, q: bool| (s.as_bytes().to_vec(), q);
+        assert_eq!(split(b""), Ok(vec![v("", false)]));
+        assert_eq!(split(b","), Ok(vec![v("", false), v("", false)]));
+        assert_eq!(split(b"\"\""), Ok(vec![v("", true)]));
+        assert_eq!(
+            split(b"a,\"b,c\",\"d\"\"e\"\"\""),
+            Ok(vec![v("a", false), v("b,c", true), v("d\"e\"", true)])
+        );
+        assert_eq!(
+            split(b"\"x\r\ny\",z"),
+            Ok(vec![v("x\r\ny", true), v("z", false)])
+        );
+        assert_eq!(split(b"a\"b,c"), Ok(vec![v("a\"b", false), v("c", false)]));
+        assert_eq!(split(b"\"a\"b,c"), Err(RecordError::TextAfterQuote));
+        assert_eq!(split(b"a,\"b"), Err(RecordError::UnclosedQuote));
+        assert_eq!(
+            split("é,\"ü\"".as_bytes()),
+            Ok(vec![v("é", false), v("ü", true)])
+        );
+    }
+
+    #[test]
+    fn csv_fields_write_back_as_they_were_read() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let alphabet = b"ab,\"\r\n";
+        let mut fields = Vec::new();
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 12) as usize;
+            let content: Vec<u8> = (0..len)
+                .map(|i| alphabet[((x >> (4 + 3 * i)) % 6) as usize])
+                .collect();
+            if csv_fields(&content, b',', &mut fields).is_err() {
+                continue;
+            }
+            let mut out = Vec::new();
+            for (i, field) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                let raw = &content[field.range.clone()];
+                let bare = raw.contains(&b'"') || raw.contains(&b'\r');
+                let quoting = match (field.quoted, bare) {
+                    (true, _) => Quoting::Quoted,
+                    (false, true) => Quoting::Bare,
+                    (false, false) => Quoting::Plain,
+                };
+                match field.value(&content) {
+                    Ok(value) => write_csv_field(&value, b',', quoting, &mut out),
+                    Err(_) => out.extend_from_slice(&content[field.range.clone()]),
+                }
+            }
+            // A record holds no bare line feed: it would have ended the record.
+            let readable = fields.iter().all(|f| {
+                f.value(&content).is_ok()
+                    && (f.quoted || !content[f.range.clone()].contains(&b'\n'))
+            });
+            if readable {
+                assert_eq!(out, content, "{:?}", String::from_utf8_lossy(&content));
+            }
+            let mut again = Vec::new();
+            csv_fields(&out, b',', &mut again).unwrap();
+            let values = |c: &[u8], f: &[CsvField]| -> Vec<Vec<u8>> {
+                f.iter()
+                    .map(|f| {
+                        f.value(c)
+                            .map_or_else(|_| c[f.range.clone()].to_vec(), |v| v.into_owned())
+                    })
+                    .collect()
+            };
+            if fields.iter().all(|f| f.value(&content).is_ok()) {
+                assert_eq!(values(&out, &again), values(&content, &fields));
+            }
+        }
+    }
+
+    #[test]
+    fn csv_writer_quotes_when_it_must() {
+        let write = |value: &[u8], quoting: Quoting| {
+            let mut out = Vec::new();
+            write_csv_field(value, b',', quoting, &mut out);
+            out
+        };
+        use Quoting::{Bare, Plain, Quoted};
+        assert_eq!(write(b"abc", Plain), b"abc");
+        assert_eq!(write(b"abc", Quoted), b"\"abc\"");
+        assert_eq!(write(b"a,b", Plain), b"\"a,b\"");
+        assert_eq!(write(b"a\"b", Plain), b"\"a\"\"b\"");
+        assert_eq!(write(b"a\"b", Bare), b"a\"b");
+        assert_eq!(write(b"\"ab", Bare), b"\"\"\"ab\"");
+        assert_eq!(write(b"a\nb", Plain), b"\"a\nb\"");
+        assert_eq!(write(b"a\rb", Bare), b"a\rb");
+        assert_eq!(write(b"a\nb", Bare), b"\"a\nb\"");
+        assert_eq!(write(b"a,b", Bare), b"\"a,b\"");
+        assert_eq!(write(b"", Quoted), b"\"\"");
     }
 
     #[test]

@@ -1423,3 +1423,346 @@ fn signals_remove_a_named_temporary_file() {
         assert_eq!(read(&outputs.path("out.txt")), b"before\n");
     }
 }
+
+// --- Formats ---------------------------------------------------------------------------------
+
+/// The README's protect-and-restore commands for the sample customer file, without the key.
+const CUSTOMER_COLUMNS: &[&str] = &[
+    "--header",
+    "--column",
+    "card:card",
+    "--column",
+    "ssn:ssn",
+    "--column",
+    "phone:phone",
+    "--column",
+    "id:auto",
+];
+
+fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/data")
+        .join(name)
+}
+
+#[test]
+fn the_readme_commands_protect_customers_csv_and_restore_it_byte_for_byte() {
+    let files = Files::new();
+    let protected = files.path("protected.csv");
+    let restored = files.path("customers-again.csv");
+    let key = sample("demo.key");
+    let input = sample("customers.csv");
+    let original = read(&input);
+    success(
+        riffpe()
+            .args(["encrypt", "--key-file"])
+            .arg(&key)
+            .args(CUSTOMER_COLUMNS)
+            .arg("--input")
+            .arg(&input)
+            .arg("--output")
+            .arg(&protected),
+    );
+    success(
+        riffpe()
+            .args(["decrypt", "--key-file"])
+            .arg(&key)
+            .args(CUSTOMER_COLUMNS)
+            .arg("--input")
+            .arg(&protected)
+            .arg("--output")
+            .arg(&restored),
+    );
+    assert_eq!(read(&restored), original);
+
+    // Only the four columns changed; everything else, CRLF and quotes included, is as it was.
+    let tokens = String::from_utf8(read(&protected)).unwrap();
+    let text = String::from_utf8(original).unwrap();
+    assert_eq!(tokens.matches("\r\n").count(), text.matches("\r\n").count());
+    let (before, after) = (text.split("\r\n"), tokens.split("\r\n"));
+    for (plain, token) in before.zip(after).skip(1) {
+        assert_eq!(plain.len(), token.len(), "{plain:?} {token:?}");
+        let kept = |s: &str| {
+            s.chars()
+                .map(|c| if c.is_ascii_digit() { '9' } else { c })
+                .collect::<String>()
+        };
+        // Every non-digit stays (the `id` letters change within their class).
+        let (p, t) = (kept(plain), kept(token));
+        let tail = |s: &str| s.chars().skip(8).collect::<String>();
+        assert_eq!(tail(&p), tail(&t), "{plain:?} {token:?}");
+    }
+    for unchanged in [
+        "\"Prefers email, not phone\"",
+        "\"O'Brien, Seán\"",
+        "\"Said \"\"call me later\"\"\"",
+        "李小龙",
+        "\"Line one\r\nline two\"",
+        "john@example.co.uk,\"\",UK",
+    ] {
+        assert!(tokens.contains(unchanged), "{unchanged:?}");
+    }
+    assert!(!tokens.contains("4111 1111 1111 1111"));
+    assert!(!tokens.contains("123-45-6789"));
+    let quoted_card = tokens
+        .match_indices(",\"")
+        .any(|(i, _)| tokens.as_bytes()[i + 2].is_ascii_digit());
+    assert!(quoted_card, "a quoted card stays quoted");
+}
+
+#[test]
+fn formatted_columns_match_the_single_value_commands() {
+    let csv = "id;card;ssn\n7;4111-1111-1111-1111;123-45-6789\n8;;078-05-1120\n";
+    let out = success(
+        keyed()
+            .args([
+                "encrypt", "-d", ";", "--header", "-c", "2:card", "-c", "3", "--format", "ssn",
+            ])
+            .write_stdin(csv),
+    );
+    let card = success(keyed().args(["encrypt", "--format", "card", "4111-1111-1111-1111"]));
+    let ssns = success(keyed().args(["encrypt", "--format", "ssn", "123-45-6789", "078-05-1120"]));
+    let ssns: Vec<&str> = ssns.lines().collect();
+    assert_eq!(
+        out,
+        format!(
+            "id;card;ssn\n7;{};{}\n8;;{}\n",
+            card.trim_end(),
+            ssns[0],
+            ssns[1]
+        )
+    );
+}
+
+#[test]
+fn lines_and_arguments_in_each_kind_of_format() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--format", "card"], "4111 1111 1111 1111"),
+        (&["--format", "phone"], "+1 (555) 010-9999"),
+        (&["--template", "A9{7}"], "K1234567"),
+        (
+            &["--alphabet", "ACGT", "--passthrough", "-"],
+            "GATTACA-GATTACA",
+        ),
+        (&["--alphabet", "hex", "--keep-prefix", "2"], "deadbeef00"),
+        (
+            &["--format", "card", "--keep-suffix", "4", "--luhn", "off"],
+            "4111111111111111",
+        ),
+        (
+            &["--format", "card", "--luhn", "invalid"],
+            "4111111111111111",
+        ),
+        (&["--format", "digits", "--allow-small-domain"], "1234"),
+    ];
+    for &(options, value) in cases {
+        let token = success(keyed().arg("encrypt").args(options).arg(value));
+        let token = token.strip_suffix('\n').unwrap();
+        assert_eq!(token.chars().count(), value.chars().count(), "{options:?}");
+        assert_ne!(token, value, "{options:?}");
+        let back = success(keyed().arg("decrypt").args(options).arg(token));
+        assert_eq!(back, format!("{value}\n"), "{options:?}");
+        // Lines of a file: empty lines pass through, CRLF stays.
+        let lines = format!("{value}\r\n\r\n{value}");
+        let out = success(
+            keyed()
+                .arg("encrypt")
+                .args(options)
+                .write_stdin(lines.clone()),
+        );
+        assert_eq!(out, format!("{token}\r\n\r\n{token}"), "{options:?}");
+        let back = success(keyed().arg("decrypt").args(options).write_stdin(out));
+        assert_eq!(back, lines);
+    }
+}
+
+#[test]
+fn a_printable_token_that_needs_quotes_is_quoted_and_reads_back() {
+    let options = ["--alphabet", "printable", "--header", "-c", "2"];
+    let mut csv = String::from("n,secret\n");
+    for i in 0..200 {
+        csv.push_str(&format!("{i},abcdefgh{i:03}\n"));
+    }
+    let out = success(
+        keyed()
+            .arg("encrypt")
+            .args(options)
+            .write_stdin(csv.clone()),
+    );
+    assert!(out.contains('"'), "some token has a quote or a comma");
+    let back = success(
+        keyed()
+            .arg("decrypt")
+            .args(options)
+            .write_stdin(out.clone()),
+    );
+    let unquoted: String = csv.clone();
+    // A value quoted only because its token needed it comes back quoted (RFC 4180 equal).
+    let mut fields = Vec::new();
+    for (a, b) in back.lines().zip(unquoted.lines()) {
+        let a = a.replacen(",\"", ",", 1);
+        let a = a.strip_suffix('"').map_or(a.clone(), str::to_string);
+        assert_eq!(a, b);
+        fields.push(a);
+    }
+    assert_eq!(fields.len(), 201);
+}
+
+#[test]
+fn tweak_columns_bind_each_row_and_are_refused_when_encrypted() {
+    let csv = "who,ssn\nalice,123-45-6789\nbob,123-45-6789\n";
+    let options = ["--header", "-c", "ssn:ssn", "--tweak-column", "who"];
+    let out = success(keyed().arg("encrypt").args(options).write_stdin(csv));
+    let tokens: Vec<&str> = out.lines().skip(1).map(|l| &l[l.len() - 11..]).collect();
+    assert_ne!(
+        tokens[0], tokens[1],
+        "equal values under different row tweaks"
+    );
+    let back = success(
+        keyed()
+            .arg("decrypt")
+            .args(options)
+            .write_stdin(out.clone()),
+    );
+    assert_eq!(back, csv);
+    // The same rows under --tweak-text give other tokens: the text is part of the context.
+    let other = success(
+        keyed()
+            .arg("encrypt")
+            .args(options)
+            .args(["--tweak-text", "t"])
+            .write_stdin(csv),
+    );
+    assert_ne!(other, out);
+    let message = failure(
+        keyed()
+            .args([
+                "encrypt",
+                "--header",
+                "-c",
+                "ssn:ssn",
+                "--tweak-column",
+                "2",
+            ])
+            .write_stdin(csv),
+    );
+    assert_eq!(
+        message,
+        "error: --tweak-column 2: column 2 is also encrypted; a tweak must stay readable to decrypt"
+    );
+    let message = failure(keyed().args(["encrypt", "-c", "1", "--tweak-column", "2", "5"]));
+    assert!(
+        message.contains("--tweak-column needs a format"),
+        "{message}"
+    );
+}
+
+#[test]
+fn format_errors_name_file_line_and_column_and_leave_no_output() {
+    let files = Files::new();
+    let secret = "4111 1111 1111 111x";
+    let input = files.write(
+        "in.csv",
+        format!("id,note,card\r\n1,\"two\r\nlines\",4111 1111 1111 1111\r\n2,,{secret}\r\n"),
+    );
+    let output = files.path("out.csv");
+    let message = failure(
+        keyed()
+            .args(["encrypt", "--header", "-c", "card:card", "--input"])
+            .arg(&input)
+            .arg("--output")
+            .arg(&output),
+    );
+    assert_eq!(
+        message,
+        format!(
+            "error: {}:4: column 3 (card): character 18 is not in the format's alphabet for that position, nor a passthrough character",
+            input.display()
+        )
+    );
+    assert!(!message.contains(secret) && !message.contains("111x"));
+    assert_eq!(files.names(), ["in.csv"]);
+
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &["-c", "2:ssn"],
+            "a,\"12",
+            "error: <stdin>:1: a quoted field is never closed (RFC 4180: `\"` ends it)",
+        ),
+        (
+            &["-c", "2:ssn"],
+            "a,\"123-45-6789\"x\n",
+            "error: <stdin>:1: column 2: text after the closing quote of a quoted field (RFC 4180: write `\"\"` for a quote inside)",
+        ),
+        (
+            &["-c", "3:ssn"],
+            "a,b\n",
+            "error: <stdin>:1: no column 3: the line has 2 fields",
+        ),
+        (
+            &["-c", "name:ssn"],
+            "a\n",
+            "error: --column \"name\": a column name needs --header (or give its number)",
+        ),
+        (
+            &["--header", "-c", "nope:ssn"],
+            "a\n",
+            "error: --column \"nope\": the header has no column of this name",
+        ),
+        (
+            &["-c", "1:ssn", "-c", "1:card"],
+            "a\n",
+            "error: --column 1: column 1 is given twice",
+        ),
+        (
+            &["-c", "1:nope"],
+            "a\n",
+            "error: --column 1:nope: no named format has this name (`riffpe formats` lists them)",
+        ),
+        (
+            &["--format", "card-keep-6-4"],
+            "4111111111111111\n",
+            "error: <stdin>:1: the encrypted positions give 100000 values, fewer than the 1000000 NIST SP 800-38G Rev. 1 requires: encrypt more characters (keep fewer, use a longer value or a larger alphabet), or opt in with allow_small_domain",
+        ),
+        (
+            &["--template", "9{"],
+            "1\n",
+            "error: --template: template error at character 1 (byte 1): `{` is never closed by `}`",
+        ),
+        (
+            &["-c", "1", "-c", "2"],
+            "1,2\n",
+            "error: several --column options need a format each (--column N:FORMAT) or --format: integers take one column",
+        ),
+        (
+            &["--keep-suffix", "4"],
+            "1\n",
+            "error: --keep-prefix, --keep-suffix, --luhn and --allow-small-domain each needs a format: --format, --template, --alphabet or --column N:FORMAT",
+        ),
+    ];
+    for &(options, input, expected) in cases {
+        let message = failure(keyed().arg("encrypt").args(options).write_stdin(input));
+        assert_eq!(message, expected, "{options:?}");
+    }
+}
+
+#[test]
+fn formats_lists_every_named_format_with_its_domains() {
+    let out = success(riffpe().arg("formats"));
+    for name in [
+        "card",
+        "card-keep-6-4",
+        "ssn",
+        "phone",
+        "alnum",
+        "auto",
+        "uuid",
+    ] {
+        assert!(out.lines().any(|l| l == name), "{name}");
+    }
+    assert!(
+        out.contains("16 characters: 100000 values: refused"),
+        "{out}"
+    );
+    assert!(out.contains("radices: 10 each, the last digit set by Luhn"));
+}

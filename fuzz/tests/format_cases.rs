@@ -47,3 +47,26 @@ fn hand_picked_cases_pass() {
         assert_eq!(formats::check(case), Ok(()), "{case:?}");
     }
 }
+
+/// The fuzzer's first failure: with `0` as the delimiter an `auto` token held the delimiter and
+/// came back quoted. The command line refuses letter and digit delimiters, and so does the check.
+#[test]
+fn formats_check_digit_delimiter() {
+    let case = FormatsCase {
+        template: "x".into(),
+        named: 9,
+        keep: (1, 1),
+        luhn: 1,
+        values: vec![],
+        delimiter: b'0',
+        header: false,
+        block_records: 2,
+        csv: b"Z\"a4\"\"\"\"\"\"\"\"\"\"\"\",,1100;z;\t\t|,-11".to_vec(),
+    };
+    assert_eq!(formats::check(&case), Ok(()));
+    let comma = FormatsCase {
+        delimiter: b',',
+        ..case
+    };
+    assert_eq!(formats::check(&comma), Ok(()));
+}

@@ -402,9 +402,9 @@ fn parse_delimiter(text: &str) -> Result<u8, String> {
         "tab" | "\\t" | "\t" => Ok(b'\t'),
         _ => match text.as_bytes() {
             [b'\n' | b'\r'] => Err("a line break cannot be a delimiter".into()),
-            // Encrypted fields are digits: a digit delimiter would split them on output.
-            [byte] if byte.is_ascii_digit() => Err(format!(
-                "{text:?} is a digit, and encrypted fields are made of digits"
+            // Encrypted fields are digits and letters: such a delimiter would split them on output.
+            [byte] if byte.is_ascii_alphanumeric() => Err(format!(
+                "{text:?} is a letter or digit, and encrypted fields are made of those"
             )),
             &[byte] if byte.is_ascii() => Ok(byte),
             _ => Err(format!(

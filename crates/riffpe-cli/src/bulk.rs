@@ -450,14 +450,14 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::number::Numbers;
     use riffpe::Domain;
     use riffpe::integer::DigitOrder;
 
-    /// Hands out one byte per read, to split lines across reads.
-    struct Trickle<'a>(&'a [u8]);
+    /// Hands out one byte per read, to split lines (and records) across reads.
+    pub(crate) struct Trickle<'a>(pub(crate) &'a [u8]);
 
     impl Read for Trickle<'_> {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {

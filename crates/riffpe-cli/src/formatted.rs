@@ -513,24 +513,8 @@ fn count_lines(text: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bulk::tests::Trickle;
     use riffpe_format::Format;
-    use std::io;
-
-    /// Hands out one byte per read, to split records across reads.
-    struct Trickle<'a>(&'a [u8]);
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            match (self.0.split_first(), buf.first_mut()) {
-                (Some((&byte, rest)), Some(slot)) => {
-                    *slot = byte;
-                    self.0 = rest;
-                    Ok(1)
-                }
-                _ => Ok(0),
-            }
-        }
-    }
 
     fn cipher(name: &str) -> FormatCipher {
         FormatCipher::new(&[0x2b; 16], Format::named(name).unwrap()).unwrap()

@@ -389,19 +389,30 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         } else if let Kernel::Group(kernel) = self.layout.kernel
             && self.keys.len() >= Work::words(n)
         {
-            // Many chains are bound by AES throughput: the backend writes each block row
-            // straight into the keystream (S_1 from the states, then row from row), and
-            // selection runs for all lanes at once, lanes innermost (see `select::group`).
+            // Many chains are bound by AES throughput: the keystream is stored block row by
+            // block row (S_1, S_2, …, every lane's block side by side) while the chains stay in
+            // registers, and selection runs for all lanes at once, lanes innermost (see
+            // `select::group`).
             let row_bytes = lanes * 16;
             let keystream = &mut self.keystream[..(blocks + 1) * row_bytes];
             let (rows, _) = Array::slice_as_chunks_mut(keystream);
-            let (first, mut rest) = rows.split_at_mut(lanes);
-            encrypt_into(self.backend, &self.states[..lanes], first);
-            let mut previous = &*first;
-            for _ in 1..blocks {
-                let (row, after) = rest.split_at_mut(lanes);
-                encrypt_into(self.backend, previous, row);
-                (previous, rest) = (row, after);
+            if lanes == B::ParBlocksSize::USIZE {
+                // The chains in a local, which stays in registers: a row read back from the
+                // keystream would put a store and a load on every chain's critical path.
+                let mut states = self.states.clone();
+                for row in rows.chunks_exact_mut(lanes).take(blocks) {
+                    self.backend.encrypt_par_blocks_inplace(&mut states);
+                    row.copy_from_slice(&states);
+                }
+            } else {
+                let (first, mut rest) = rows.split_at_mut(lanes);
+                encrypt_into(self.backend, &self.states[..lanes], first);
+                let mut previous = &*first;
+                for _ in 1..blocks {
+                    let (row, after) = rest.split_at_mut(lanes);
+                    encrypt_into(self.backend, previous, row);
+                    (previous, rest) = (row, after);
+                }
             }
             let blocks = Blocks::new(&self.keystream[..(blocks + 1) * row_bytes], lanes, keyed);
             let work = Work::new(self.keys, n);

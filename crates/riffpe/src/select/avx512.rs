@@ -4,8 +4,8 @@ use core::arch::x86_64::*;
 
 use super::KeyLayout;
 use super::group::{
-    BUCKET_SHIFT, Blocks, CHUNK, Counts, MARK_WORDS, Marks, Passes, Picked, Work, by_chunks,
-    pick_large, pivots, rank_digits, sort16,
+    BUCKET_SHIFT, Blocks, CHUNK, Counts, MARK_WORDS, Marks, Passes, Picked, SMALL_RADIX, Work,
+    by_chunks, pick_large, pivots, rank_digits, sort16,
 };
 
 cpufeatures::new!(avx512_cpu, "avx512f", "avx512bw", "avx512vl");
@@ -50,10 +50,6 @@ fn forward_avx512(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
         by_chunks(blocks, work, digits, passes)
     }
 }
-
-/// Radices up to this rank every key against every other, eight lanes to a vector: n²
-/// compares beat counting, choosing a bucket and sorting it when n is this small.
-const SMALL_RADIX: usize = 16;
 
 /// π(x) for every lane by ranking all keys: key k is the answer where exactly x keys lie
 /// below it.

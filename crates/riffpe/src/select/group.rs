@@ -3,13 +3,14 @@
 //!
 //! The keystream stays in the order the AES backend makes it, block by block: block `j` of
 //! every lane side by side ([`Blocks`]). Lanes are selected for in chunks of [`CHUNK`] (eight,
-//! one AVX-512 vector of keys): the key of value `k` is made for the chunk's lanes at once (a
-//! row), every pass reads only the chunk's `n` rows (small enough for L1), and every pass runs
-//! over the lanes innermost, so no loop carries a chain of dependent operations. The engine uses this
-//! on x86-64 CPUs found at run time to have AVX-512 ([`pays`]); there the passes that the
-//! compiler vectorized badly are written with intrinsics (`simd`). The portable code is the
-//! reference they are tested against, on every target, and handles a group's last chunk of
-//! fewer than eight lanes.
+//! one AVX-512 vector of keys or two AVX2 ones): the key of value `k` is made for the chunk's
+//! lanes at once (a row), every pass reads only the chunk's `n` rows (small enough for L1), and
+//! every pass runs over the lanes innermost, so no loop carries a chain of dependent
+//! operations. The engine uses this on x86-64 CPUs found at run time to have AVX-512 or AVX2
+//! (`Kernel::detect`); the passes the compiler vectorized badly are written with their
+//! intrinsics (`avx512`, `avx2`). The portable passes in the tests are the reference those are
+//! tested against; the shared code here handles a group's last chunk of fewer than eight
+//! lanes.
 //!
 //! - Inverse (decryption): the rows, then one pass counts, per lane, the keys below the lane's
 //!   pivot.
@@ -30,6 +31,10 @@ pub(crate) const MAX_RADIX: u32 = 255;
 
 /// Most lanes in a group: the widest AES backend (VAES-512) runs 64 blocks at once.
 pub(crate) const MAX_LANES: usize = 64;
+
+/// Radices up to this rank every key against every other: n² compares beat counting,
+/// choosing a bucket and sorting it when n is this small.
+pub(super) const SMALL_RADIX: usize = 16;
 
 /// Lanes selected together: eight keys, one AVX-512 vector.
 pub(super) const CHUNK: usize = 8;

@@ -9,18 +9,22 @@
 //! keys by bucket of leading bits there; selecting the x-th key then looks at one small bucket.
 //! In lockstep, keys are made from each lane's whole keystream and only counted per bucket,
 //! and forward gathers the one bucket in a pass over the keys; inverse (π⁻¹) counts the keys
-//! below one key in a single branch-free pass. On x86-64 with AVX-512 and radices up to 255,
-//! the group kernel does this for eight lanes at a time.
+//! below one key in a single branch-free pass. On x86-64 with AVX2 or AVX-512 and radices up to
+//! 255, the group kernel does this for eight lanes at a time.
 //!
 //! One backend a file: `portable` (lane by lane, every CPU), `constant_time`, `group` (the
-//! group kernel's shared passes) and `avx512` (its intrinsics, the only `unsafe` here).
+//! group kernel's shared passes), and its intrinsics in `avx512` and `avx2` (the only `unsafe`
+//! here).
 //! [`Kernel::detect`] picks among them once, when a cipher is built.
 
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
 mod avx512;
 mod constant_time;
-// Only the AVX-512 kernel runs the group passes; elsewhere they compile for its tests' sake.
+// Only the x86-64 kernels run the group passes; elsewhere they compile for their tests' sake.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) mod group;
 mod portable;
@@ -65,13 +69,14 @@ pub(crate) enum Kernel {
     PerLane,
     /// Lane by lane, in constant time ([`Selection::ConstantTime`]).
     ConstantTime,
-    /// Eight lanes at a time, on a CPU that runs the group kernel.
+    /// Eight lanes at a time, on a CPU that runs the group kernel (AVX-512 or AVX2).
     Group(Group),
 }
 
 impl Kernel {
     /// The kernel for `selection` over radices up to `max_radix` on this CPU: the group kernel
-    /// where it pays (AVX-512, radices up to [`group::MAX_RADIX`]), else lane by lane.
+    /// where it pays (AVX-512 or else AVX2, radices up to [`group::MAX_RADIX`]), else lane by
+    /// lane.
     pub(crate) fn detect(selection: Selection, max_radix: u32) -> Kernel {
         match selection {
             Selection::ConstantTime => Kernel::ConstantTime,
@@ -83,21 +88,34 @@ impl Kernel {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-type GroupIsa = avx512::Avx512;
-#[cfg(not(target_arch = "x86_64"))]
-type GroupIsa = core::convert::Infallible;
+/// The instruction sets the group kernel is written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GroupIsa {
+    #[cfg(target_arch = "x86_64")]
+    Avx512(avx512::Avx512),
+    #[cfg(target_arch = "x86_64")]
+    Avx2(avx2::Avx2),
+}
 
 /// Proof that this CPU runs the group kernel: only [`Group::detect`] makes one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Group(GroupIsa);
 
 impl Group {
+    /// The widest group kernel this CPU runs.
     fn detect() -> Option<Group> {
+        Group::available().into_iter().flatten().next()
+    }
+
+    /// Every group kernel this CPU runs, widest first (the tests check each).
+    fn available() -> [Option<Group>; 2] {
         #[cfg(target_arch = "x86_64")]
-        return avx512::Avx512::detect().map(Group);
+        return [
+            avx512::Avx512::detect().map(|isa| Group(GroupIsa::Avx512(isa))),
+            avx2::Avx2::detect().map(|isa| Group(GroupIsa::Avx2(isa))),
+        ];
         #[cfg(not(target_arch = "x86_64"))]
-        None
+        [None, None]
     }
 
     /// π(x) for every lane: `digits[l]` is lane `l`'s x, replaced by its π(x).
@@ -108,12 +126,13 @@ impl Group {
         work: group::Work<'_>,
         digits: &mut [u32],
     ) {
-        #[cfg(target_arch = "x86_64")]
-        self.0.forward(blocks, work, digits);
         #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (blocks, work, digits);
-            match self.0 {}
+        let _ = (blocks, work, digits);
+        match self.0 {
+            #[cfg(target_arch = "x86_64")]
+            GroupIsa::Avx512(isa) => isa.forward(blocks, work, digits),
+            #[cfg(target_arch = "x86_64")]
+            GroupIsa::Avx2(isa) => isa.forward(blocks, work, digits),
         }
     }
 
@@ -125,12 +144,13 @@ impl Group {
         work: group::Work<'_>,
         digits: &mut [u32],
     ) {
-        #[cfg(target_arch = "x86_64")]
-        self.0.inverse(blocks, work, digits);
         #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (blocks, work, digits);
-            match self.0 {}
+        let _ = (blocks, work, digits);
+        match self.0 {
+            #[cfg(target_arch = "x86_64")]
+            GroupIsa::Avx512(isa) => isa.inverse(blocks, work, digits),
+            #[cfg(target_arch = "x86_64")]
+            GroupIsa::Avx2(isa) => isa.inverse(blocks, work, digits),
         }
     }
 }

@@ -91,13 +91,13 @@ mod group {
     extern crate std;
 
     use super::per_lane::plain_permutation;
-    use crate::select::Kernel;
+    use crate::select::Group;
     use crate::select::KeyLayout;
     use crate::select::group::*;
     use proptest::prelude::*;
     use std::vec::Vec;
 
-    // The portable group passes: the oracle the AVX-512 kernel is tested against.
+    // The portable group passes: the oracle the AVX-512 and AVX2 kernels are tested against.
 
     /// π(x) for every lane by buckets of leading bits (the module doc's "Forward").
     #[inline(always)]
@@ -134,7 +134,7 @@ mod group {
         (low, high)
     }
 
-    /// [`Kernel::mark`]: bit k of a lane's set when value k's key lies in the lane's bucket.
+    /// [`Passes::mark`]: bit k of a lane's set when value k's key lies in the lane's bucket.
     #[inline(always)]
     fn mark_rows(rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]) -> Marks {
         let mut marks = [[0u64; CHUNK]; MARK_WORDS];
@@ -288,7 +288,7 @@ mod group {
                 ("portable inverse", &inverse_any, false),
             ];
             check(&case, &portable)?;
-            if let Kernel::Group(group) = Kernel::detect(crate::Selection::Fast, MAX_RADIX) {
+            for group in Group::available().into_iter().flatten() {
                 let kernel = |forward| move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| {
                     if forward { group.forward(b, w, d) } else { group.inverse(b, w, d) }
                 };

@@ -1,0 +1,382 @@
+//! The group kernel's passes in AVX2 intrinsics, for x86-64 without AVX-512 (the `unsafe` of this
+//! file is the same kind as `avx512`'s: intrinsics behind a detected CPU feature).
+//!
+//! The passes are those of `avx512`, a [`CHUNK`] of eight lanes held as two vectors of four
+//! keys. AVX2 compares 64-bit words only as signed numbers, so keys that are compared have
+//! their top bit flipped first (which turns unsigned order into signed order).
+
+use core::arch::x86_64::*;
+
+use super::KeyLayout;
+use super::group::{
+    BUCKET_SHIFT, Blocks, CHUNK, Counts, MARK_WORDS, Marks, Passes, Picked, SMALL_RADIX, Work,
+    by_chunks, pick_large, pivots, rank_digits, sort16,
+};
+
+cpufeatures::new!(avx2_cpu, "avx2");
+
+/// Proof that this CPU has AVX2: only [`Avx2::detect`] makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Avx2(());
+
+impl Avx2 {
+    pub(super) fn detect() -> Option<Avx2> {
+        avx2_cpu::get().then_some(Avx2(()))
+    }
+
+    #[inline(always)]
+    pub(super) fn forward(self, blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+        // SAFETY: `self` exists only where the CPU has AVX2, which `forward_avx2` is built with.
+        unsafe { forward_avx2(blocks, work, digits) }
+    }
+
+    #[inline(always)]
+    pub(super) fn inverse(self, blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+        // SAFETY: as for `forward`.
+        unsafe { inverse_avx2(blocks, work, digits) }
+    }
+}
+
+/// Eight keys, one per lane of a chunk: lanes 0–3 and 4–7.
+type Row = [__m256i; 2];
+
+#[target_feature(enable = "avx2")]
+fn forward_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    if blocks.layout.n as usize <= SMALL_RADIX {
+        forward_small(blocks, digits)
+    } else {
+        // Closures, not the functions: a `#[target_feature]` function does not implement
+        // the `Fn` traits.
+        let passes = Passes {
+            count: |b: &Blocks<'_>, first, count, rows: &mut [[u64; CHUNK]]| {
+                count_rows(b, first, count, rows)
+            },
+            mark: |rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]| mark_rows(rows, buckets),
+            rank: |b: &Blocks<'_>, p: &Picked<'_>, d: &mut [u32]| rank_slots(b, p, d),
+        };
+        by_chunks(blocks, work, digits, passes)
+    }
+}
+
+/// π(x) for every lane by ranking all keys: key k is the answer where exactly x keys lie
+/// below it.
+#[target_feature(enable = "avx2")]
+fn forward_small(blocks: &Blocks<'_>, digits: &mut [u32]) {
+    let layout = &blocks.layout;
+    let n = layout.n as usize;
+    for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+        let first = chunk * CHUNK;
+        let mut rows = [[0u64; CHUNK]; SMALL_RADIX];
+        let rows = &mut rows[..n];
+        make_rows(blocks, first, digits.len(), rows);
+        let x: [u64; CHUNK] = core::array::from_fn(|l| digits.get(l).map_or(0, |&d| d.into()));
+        let mut found = [0u64; CHUNK];
+        let mut ties = 0;
+        for half in 0..2 {
+            let keys: [__m256i; SMALL_RADIX] = core::array::from_fn(|k| {
+                rows.get(k)
+                    .map_or(_mm256_setzero_si256(), |r| flip(load(r)[half]))
+            });
+            let (key, tied) = select_small(&keys[..n], load(&x)[half], layout);
+            store4(&mut found.as_chunks_mut::<4>().0[half], key);
+            ties |= tied << (4 * half);
+        }
+        for (l, digit) in digits.iter_mut().enumerate() {
+            *digit = if ties & (1 << l) == 0 {
+                layout.index(found[l]) as u32
+            } else {
+                let all = core::array::from_fn(|w| mask_below(n, w));
+                pick_large(blocks, rows, first, l, all, x[l])
+            };
+        }
+    }
+}
+
+/// Word `w` of the set of values `0..n`.
+#[inline(always)]
+fn mask_below(n: usize, w: usize) -> u64 {
+    match n.saturating_sub(64 * w) {
+        0 => 0,
+        bits @ 1..64 => (1 << bits) - 1,
+        _ => u64::MAX,
+    }
+}
+
+/// The portable `count_rows` of the tests, a row of keys made and counted as two vectors.
+#[target_feature(enable = "avx2")]
+fn count_rows(
+    blocks: &Blocks<'_>,
+    first: usize,
+    count: usize,
+    rows: &mut [[u64; CHUNK]],
+) -> Counts {
+    make_rows(blocks, first, count, rows);
+    let (one, byte) = (_mm256_set1_epi64x(1), _mm256_set1_epi64x(0x38));
+    let zero = _mm256_setzero_si256();
+    let (mut low, mut high) = ([zero; 2], [zero; 2]);
+    for row in rows.iter() {
+        let keys = load(row);
+        for h in 0..2 {
+            let at = _mm256_and_si256(
+                _mm256_srli_epi64::<{ BUCKET_SHIFT as i32 - 3 }>(keys[h]),
+                byte,
+            );
+            let counter = _mm256_sllv_epi64(one, at);
+            let upper = _mm256_cmpgt_epi64(zero, keys[h]);
+            low[h] = _mm256_add_epi64(low[h], _mm256_andnot_si256(upper, counter));
+            high[h] = _mm256_add_epi64(high[h], _mm256_and_si256(upper, counter));
+        }
+    }
+    (array(low), array(high))
+}
+
+/// The rows of the [`CHUNK`] lanes from `first` on, `count` of which exist (a chunk of
+/// fewer lanes than [`CHUNK`] by the portable code).
+///
+/// As `avx512::make_rows`: the lanes' blocks of the value's block row (and of the next, if the
+/// value starts in a block's second half) loaded as four vectors, their first or second halves
+/// picked into two vectors and byte-swapped to big-endian, then shifted together.
+#[target_feature(enable = "avx2")]
+fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; CHUNK]]) {
+    if count < CHUNK {
+        for (k, row) in rows.iter_mut().enumerate() {
+            blocks.chunk_row(k, first, count, row);
+        }
+        return;
+    }
+    let swap = _mm256_set_epi64x(
+        0x0809_0a0b_0c0d_0e0f,
+        0x0001_0203_0405_0607,
+        0x0809_0a0b_0c0d_0e0f,
+        0x0001_0203_0405_0607,
+    );
+    let value_mask = _mm256_set1_epi64x(blocks.layout.value_mask() as i64);
+    let lines = |j: usize| -> [__m256i; 4] {
+        let (lines, _) = blocks.block_row(j)[first * 16..][..128].as_chunks::<32>();
+        core::array::from_fn(|i| load_bytes(&lines[i]))
+    };
+    // Unpacking interleaves the lanes as 0, 2, 1, 3; the permutation puts them back in order.
+    let half = |l: [__m256i; 4], second: bool| -> Row {
+        let pick = |a, b| {
+            let words = if second {
+                _mm256_unpackhi_epi64(a, b)
+            } else {
+                _mm256_unpacklo_epi64(a, b)
+            };
+            _mm256_shuffle_epi8(_mm256_permute4x64_epi64::<0b11_01_10_00>(words), swap)
+        };
+        [pick(l[0], l[1]), pick(l[2], l[3])]
+    };
+    for (k, row) in rows.iter_mut().enumerate() {
+        let offset = k * blocks.layout.bytes_per_value();
+        let (block, byte) = (offset / 16, offset % 16);
+        let lead = match byte {
+            0 => half(lines(block), false),
+            8 => half(lines(block), true),
+            _ => {
+                let (high, low) = if byte < 8 {
+                    let words = lines(block);
+                    (half(words, false), half(words, true))
+                } else {
+                    (half(lines(block), true), half(lines(block + 1), false))
+                };
+                let shift = 8 * (byte % 8) as i64;
+                let (up, down) = (_mm_cvtsi64_si128(shift), _mm_cvtsi64_si128(64 - shift));
+                core::array::from_fn(|h| {
+                    _mm256_or_si256(
+                        _mm256_sll_epi64(high[h], up),
+                        _mm256_srl_epi64(low[h], down),
+                    )
+                })
+            }
+        };
+        let index = _mm256_set1_epi64x(k as i64);
+        let keys = lead.map(|lead| _mm256_or_si256(_mm256_and_si256(lead, value_mask), index));
+        store(row, keys);
+    }
+}
+
+/// The portable `mark_rows` of the tests, a row's keys compared with the lanes' buckets as two
+/// vectors.
+#[target_feature(enable = "avx2")]
+fn mark_rows(rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]) -> Marks {
+    let buckets = load(buckets);
+    let mut marks = [[0u64; CHUNK]; MARK_WORDS];
+    for (mark, rows) in marks.iter_mut().zip(rows.chunks(64)) {
+        let mut set = [_mm256_setzero_si256(); 2];
+        let mut bit = _mm256_set1_epi64x(1);
+        for row in rows {
+            let keys = load(row);
+            for h in 0..2 {
+                let bucket = _mm256_srli_epi64::<{ BUCKET_SHIFT as i32 }>(keys[h]);
+                let hit = _mm256_cmpeq_epi64(bucket, buckets[h]);
+                set[h] = _mm256_or_si256(set[h], _mm256_and_si256(hit, bit));
+            }
+            bit = _mm256_add_epi64(bit, bit);
+        }
+        *mark = array(set);
+    }
+    marks
+}
+
+/// The portable `rank_slots` of the tests, four lanes to a vector.
+#[target_feature(enable = "avx2")]
+fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
+    let ranks = load(&picked.ranks);
+    let mut found = [0u64; CHUNK];
+    let mut ties = 0;
+    let (quads, _) = found.as_chunks_mut::<4>();
+    for (half, (rank, quad)) in ranks.into_iter().zip(quads).enumerate() {
+        let keys = picked.slots.each_ref().map(|s| flip(load(s)[half]));
+        let (key, tied) = select16(keys, rank, &blocks.layout);
+        store4(quad, key);
+        ties |= tied << (4 * half);
+    }
+    for (l, digit) in digits.iter_mut().enumerate() {
+        *digit = if !picked.small(l) || ties & (1 << l) != 0 {
+            picked.large(blocks, l)
+        } else {
+            blocks.layout.index(found[l]) as u32
+        };
+    }
+}
+
+/// For four lanes (lane `l` in word `l` of each vector): the key of rank `x` among 16 flipped
+/// `keys` (by the sorting network [`SORT16`](super::group::SORT16)), unflipped, and the lanes
+/// where another key shares that key's leading bits, so that key order may not be pair order
+/// there.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn select16(mut keys: [__m256i; 16], x: __m256i, layout: &KeyLayout) -> (__m256i, u32) {
+    sort16(&mut keys, |a, b| {
+        let greater = _mm256_cmpgt_epi64(a, b);
+        (
+            _mm256_blendv_epi8(a, b, greater),
+            _mm256_blendv_epi8(b, a, greater),
+        )
+    });
+    let mut found = _mm256_setzero_si256();
+    for (rank, &key) in keys.iter().enumerate() {
+        let here = _mm256_cmpeq_epi64(x, _mm256_set1_epi64x(rank as i64));
+        found = _mm256_blendv_epi8(found, key, here);
+    }
+    (flip(found), ties(&keys, found, layout))
+}
+
+/// For four lanes (lane `l` in word `l` of each vector): the key with exactly `x` of the
+/// flipped `keys` below it, unflipped, and the lanes where another key shares that key's
+/// leading bits, so that key order may not be pair order there.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn select_small(keys: &[__m256i], x: __m256i, layout: &KeyLayout) -> (__m256i, u32) {
+    let mut found = _mm256_setzero_si256();
+    for &pivot in keys {
+        let mut below = _mm256_setzero_si256();
+        for &other in keys {
+            // A compare's true is all ones: minus one for each key below.
+            below = _mm256_sub_epi64(below, _mm256_cmpgt_epi64(pivot, other));
+        }
+        found = _mm256_blendv_epi8(found, pivot, _mm256_cmpeq_epi64(below, x));
+    }
+    (flip(found), ties(keys, found, layout))
+}
+
+/// The lanes (bit `l` for lane `l`) where a key other than `found` shares its leading bits
+/// (none if keys hold whole values). Keys and `found` both flipped, or both not.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn ties(keys: &[__m256i], found: __m256i, layout: &KeyLayout) -> u32 {
+    if layout.exact() {
+        return 0;
+    }
+    let value_mask = _mm256_set1_epi64x(layout.value_mask() as i64);
+    let mut same = _mm256_setzero_si256();
+    for &other in keys {
+        let differ = _mm256_and_si256(_mm256_xor_si256(other, found), value_mask);
+        same = _mm256_sub_epi64(same, _mm256_cmpeq_epi64(differ, _mm256_setzero_si256()));
+    }
+    let alone = _mm256_cmpeq_epi64(same, _mm256_set1_epi64x(1));
+    !_mm256_movemask_pd(_mm256_castsi256_pd(alone)) as u32 & 0xf
+}
+
+/// Unsigned order as signed order: the top bit flipped.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn flip(v: __m256i) -> __m256i {
+    _mm256_xor_si256(v, _mm256_set1_epi64x(i64::MIN))
+}
+
+/// Eight words as two vectors.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load(words: &[u64; CHUNK]) -> Row {
+    let (halves, _) = words.as_chunks::<4>();
+    // SAFETY: each half is 32 readable bytes; the loads are unaligned.
+    unsafe {
+        [
+            _mm256_loadu_si256(halves[0].as_ptr().cast()),
+            _mm256_loadu_si256(halves[1].as_ptr().cast()),
+        ]
+    }
+}
+
+/// 32 bytes as a vector.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load_bytes(bytes: &[u8; 32]) -> __m256i {
+    // SAFETY: `bytes` is 32 readable bytes; the load is unaligned.
+    unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) }
+}
+
+/// Two vectors into eight words.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store(words: &mut [u64; CHUNK], row: Row) {
+    let (halves, _) = words.as_chunks_mut::<4>();
+    store4(&mut halves[0], row[0]);
+    store4(&mut halves[1], row[1]);
+}
+
+/// A vector into four words.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store4(words: &mut [u64; 4], v: __m256i) {
+    // SAFETY: `words` is 32 writable bytes; the store is unaligned.
+    unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), v) }
+}
+
+/// Two vectors' eight words.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn array(row: Row) -> [u64; CHUNK] {
+    let mut words = [0; CHUNK];
+    store(&mut words, row);
+    words
+}
+
+/// The portable inverse (the tests' oracle) a chunk at a time: the chunk's rows made as vectors,
+/// then each compared with the lanes' pivots as two vectors.
+#[target_feature(enable = "avx2")]
+fn inverse_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    let rows = work.rows;
+    let value_mask = _mm256_set1_epi64x(blocks.layout.value_mask() as i64);
+    let zero = _mm256_setzero_si256();
+    for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+        let first = chunk * CHUNK;
+        make_rows(blocks, first, digits.len(), rows);
+        let pivots = pivots(rows, digits);
+        let pivot = load(&pivots);
+        let flipped = pivot.map(|p| flip(p));
+        let (mut below, mut same) = ([zero; 2], [zero; 2]);
+        for row in rows.iter() {
+            let keys = load(row);
+            for h in 0..2 {
+                let less = _mm256_cmpgt_epi64(flipped[h], flip(keys[h]));
+                below[h] = _mm256_sub_epi64(below[h], less);
+                let differ = _mm256_and_si256(_mm256_xor_si256(keys[h], pivot[h]), value_mask);
+                same[h] = _mm256_sub_epi64(same[h], _mm256_cmpeq_epi64(differ, zero));
+            }
+        }
+        rank_digits(blocks, first, &pivots, array(below), array(same), digits);
+    }
+}

@@ -10,7 +10,7 @@ use core::arch::x86_64::*;
 use super::KeyLayout;
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, MARK_WORDS, Marks, Passes, Picked, SMALL_RADIX, Work,
-    by_chunks, pick_large, pivots, rank_digits, sort16,
+    by_chunks, pick_large, rank_digits, sort16,
 };
 
 cpufeatures::new!(avx2_cpu, "avx2");
@@ -102,7 +102,7 @@ fn mask_below(n: usize, w: usize) -> u64 {
     }
 }
 
-/// The portable `count_rows` of the tests, a row of keys made and counted as two vectors.
+/// The portable `count_rows` of the tests, each row of keys counted as it is made.
 #[target_feature(enable = "avx2")]
 fn count_rows(
     blocks: &Blocks<'_>,
@@ -110,12 +110,11 @@ fn count_rows(
     count: usize,
     rows: &mut [[u64; CHUNK]],
 ) -> Counts {
-    make_rows(blocks, first, count, rows);
     let (one, byte) = (_mm256_set1_epi64x(1), _mm256_set1_epi64x(0x38));
     let zero = _mm256_setzero_si256();
     let (mut low, mut high) = ([zero; 2], [zero; 2]);
-    for row in rows.iter() {
-        let keys = load(row);
+    each_row(blocks, first, count, |k, keys| {
+        store(&mut rows[k], keys);
         for h in 0..2 {
             let at = _mm256_and_si256(
                 _mm256_srli_epi64::<{ BUCKET_SHIFT as i32 - 3 }>(keys[h]),
@@ -126,21 +125,32 @@ fn count_rows(
             low[h] = _mm256_add_epi64(low[h], _mm256_andnot_si256(upper, counter));
             high[h] = _mm256_add_epi64(high[h], _mm256_and_si256(upper, counter));
         }
-    }
+    });
     (array(low), array(high))
 }
 
-/// The rows of the [`CHUNK`] lanes from `first` on, `count` of which exist (a chunk of
-/// fewer lanes than [`CHUNK`] by the portable code).
+/// The rows of the [`CHUNK`] lanes from `first` on, `count` of which exist, into `rows`.
+#[target_feature(enable = "avx2")]
+fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; CHUNK]]) {
+    each_row(blocks, first, count, |k, keys| store(&mut rows[k], keys));
+}
+
+/// Calls `f(k, keys)` for each value `k` of the [`CHUNK`] lanes from `first` on, `count` of
+/// which exist, with the value's keys in lane order (a chunk of fewer lanes than [`CHUNK`] made
+/// by the portable code, the missing lanes' keys `u64::MAX`).
 ///
 /// As `avx512::make_rows`: the lanes' blocks of the value's block row (and of the next, if the
 /// value starts in a block's second half) loaded as four vectors, their first or second halves
 /// picked into two vectors and byte-swapped to big-endian, then shifted together.
+#[inline]
 #[target_feature(enable = "avx2")]
-fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; CHUNK]]) {
+fn each_row(blocks: &Blocks<'_>, first: usize, count: usize, mut f: impl FnMut(usize, Row)) {
+    let n = blocks.layout.n as usize;
     if count < CHUNK {
-        for (k, row) in rows.iter_mut().enumerate() {
-            blocks.chunk_row(k, first, count, row);
+        let mut row = [0; CHUNK];
+        for k in 0..n {
+            blocks.chunk_row(k, first, count, &mut row);
+            f(k, load(&row));
         }
         return;
     }
@@ -167,7 +177,7 @@ fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; 
         };
         [pick(l[0], l[1]), pick(l[2], l[3])]
     };
-    for (k, row) in rows.iter_mut().enumerate() {
+    for k in 0..n {
         let offset = k * blocks.layout.bytes_per_value();
         let (block, byte) = (offset / 16, offset % 16);
         let lead = match byte {
@@ -191,8 +201,10 @@ fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; 
             }
         };
         let index = _mm256_set1_epi64x(k as i64);
-        let keys = lead.map(|lead| _mm256_or_si256(_mm256_and_si256(lead, value_mask), index));
-        store(row, keys);
+        f(
+            k,
+            lead.map(|lead| _mm256_or_si256(_mm256_and_si256(lead, value_mask), index)),
+        );
     }
 }
 
@@ -354,29 +366,31 @@ fn array(row: Row) -> [u64; CHUNK] {
     words
 }
 
-/// The portable inverse (the tests' oracle) a chunk at a time: the chunk's rows made as vectors,
-/// then each compared with the lanes' pivots as two vectors.
+/// The portable inverse (the tests' oracle) a chunk at a time: each row of keys compared with
+/// the lanes' pivots as two vectors as it is made, and never stored.
 #[target_feature(enable = "avx2")]
 fn inverse_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
-    let rows = work.rows;
+    let _ = work;
     let value_mask = _mm256_set1_epi64x(blocks.layout.value_mask() as i64);
     let zero = _mm256_setzero_si256();
     for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
         let first = chunk * CHUNK;
-        make_rows(blocks, first, digits.len(), rows);
-        let pivots = pivots(rows, digits);
+        let pivots: [u64; CHUNK] = core::array::from_fn(|l| {
+            digits
+                .get(l)
+                .map_or(0, |&k| blocks.key(first + l, k as usize))
+        });
         let pivot = load(&pivots);
         let flipped = pivot.map(|p| flip(p));
         let (mut below, mut same) = ([zero; 2], [zero; 2]);
-        for row in rows.iter() {
-            let keys = load(row);
+        each_row(blocks, first, digits.len(), |_, keys| {
             for h in 0..2 {
                 let less = _mm256_cmpgt_epi64(flipped[h], flip(keys[h]));
                 below[h] = _mm256_sub_epi64(below[h], less);
                 let differ = _mm256_and_si256(_mm256_xor_si256(keys[h], pivot[h]), value_mask);
                 same[h] = _mm256_sub_epi64(same[h], _mm256_cmpeq_epi64(differ, zero));
             }
-        }
+        });
         rank_digits(blocks, first, &pivots, array(below), array(same), digits);
     }
 }

@@ -1,19 +1,23 @@
 //! 1 M card numbers with separators (`4111 1111 1111 1111`, `5500-0000-0000-0004`) through the
 //! command's formatted-value pipeline (the function the binary runs, over an in-memory file),
 //! against the library's parallel rate for the same values: `FormatCipher::encrypt_many` over
-//! chunks spread on every core. The ratio of the two is the command's overhead.
+//! chunks spread on every core. The ratio of the two is the command's overhead. Both count
+//! their allocations per run (see `riffpe_benches::AllocationLog`).
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
-use riffpe_benches::KEY;
+use riffpe_benches::{AllocationLog, CountingAllocator, KEY};
 use riffpe_cli::bulk::Source;
 use riffpe_cli::engine::Direction;
 use riffpe_cli::formatted::{FormatLayout, FormatPipeline};
 use riffpe_cli::progress::Progress;
 use riffpe_format::{Format, FormatCipher};
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 const CARDS: usize = 1 << 20;
 /// Values per `encrypt_many` call on the library side: the pipeline's chunk size.
@@ -54,31 +58,43 @@ fn formats(c: &mut Criterion) {
         tweak: b"",
         block_records: riffpe_cli::formatted::BLOCK_RECORDS,
     };
-    let mut group = c.benchmark_group("formats: 1M cards with separators");
+    let group_name = "formats: 1M cards with separators";
+    let mut group = c.benchmark_group(group_name);
+    let log = AllocationLog::new(env!("CARGO_TARGET_TMPDIR"), group_name);
     group
         .sample_size(10)
         .measurement_time(Duration::from_secs(20))
         .throughput(Throughput::Elements(CARDS as u64));
-    group.bench_function("library encrypt_many, parallel", |b| {
-        b.iter(|| {
-            let tokens: Vec<Vec<String>> = values
-                .par_chunks(CHUNK)
-                .map(|chunk| cipher.encrypt_many(chunk).expect("cards"))
-                .collect();
-            black_box(tokens)
-        })
-    });
-    group.bench_function("command pipeline, in memory", |b| {
-        let mut out = Vec::with_capacity(text.len());
-        b.iter(|| {
-            out.clear();
-            let source = Source::Arguments;
-            pipeline
-                .run(&text[..], &source, &mut out, "memory", &Progress::none())
-                .expect("cards");
-            black_box(out.len())
-        })
-    });
+    log.bench(
+        &mut group,
+        "library encrypt_many, parallel",
+        None,
+        |b, count| {
+            count.iter(b, || {
+                let tokens: Vec<Vec<String>> = values
+                    .par_chunks(CHUNK)
+                    .map(|chunk| cipher.encrypt_many(chunk).expect("cards"))
+                    .collect();
+                black_box(tokens)
+            })
+        },
+    );
+    log.bench(
+        &mut group,
+        "command pipeline, in memory",
+        None,
+        |b, count| {
+            let mut out = Vec::with_capacity(text.len());
+            count.iter(b, || {
+                out.clear();
+                let source = Source::Arguments;
+                pipeline
+                    .run(&text[..], &source, &mut out, "memory", &Progress::none())
+                    .expect("cards");
+                black_box(out.len())
+            })
+        },
+    );
     group.finish();
 }
 

@@ -1,14 +1,20 @@
 //! Per-message latency: Riffpe and RiffpeX in the reference's configurations, FF1 on the same
-//! numbers, and the chained-AES floor, all in one run.
+//! numbers, and the chained-AES floor, all in one run. Each benchmark also counts its
+//! allocations per message (see `riffpe_benches::AllocationLog`).
 
 use std::hint::black_box;
 
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use fpe::ff1::{FF1, FlexibleNumeralString};
 use std::time::Duration;
 
 use riffpe::{Riffpe, RiffpeX, ScratchBuf, Selection, Tweak};
-use riffpe_benches::{Config, KEY, ROWS, TWEAK, aes_chain, aes_lanes, fixed_random};
+use riffpe_benches::{
+    AllocationLog, Config, CountingAllocator, KEY, ROWS, TWEAK, aes_chain, aes_lanes, fixed_random,
+};
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 fn message(radices: &[u32], seed: u64) -> Vec<u32> {
     let r = fixed_random(seed, radices.len());
@@ -21,6 +27,7 @@ fn message(radices: &[u32], seed: u64) -> Vec<u32> {
 fn riffpe_latency(c: &mut Criterion) {
     for (group_name, encrypt) in [("latency-encrypt", true), ("latency-decrypt", false)] {
         let mut group = c.benchmark_group(group_name);
+        let log = AllocationLog::new(env!("CARGO_TARGET_TMPDIR"), group_name);
         group
             .warm_up_time(Duration::from_secs(1))
             .measurement_time(Duration::from_secs(2));
@@ -34,7 +41,7 @@ fn riffpe_latency(c: &mut Criterion) {
                     Selection::Fast => row.label.to_string(),
                     _ => format!("{} constant-time", row.label),
                 };
-                let id = BenchmarkId::new(label, decimal);
+                let value = decimal.to_string();
                 macro_rules! bench {
                     ($builder:expr, $radices:expr) => {{
                         let fpe = $builder
@@ -45,11 +52,15 @@ fn riffpe_latency(c: &mut Criterion) {
                         let mut m = message($radices, u64::from(decimal));
                         let mut scratch = ScratchBuf::for_message(&fpe);
                         let mut s = scratch.scratch();
-                        group.bench_function(id, |b| {
+                        log.bench(&mut group, &label, Some(&value), |b, count| {
                             if encrypt {
-                                b.iter(|| fpe.encrypt_with(Tweak::Fixed, black_box(&mut m), &mut s))
+                                count.iter(b, || {
+                                    fpe.encrypt_with(Tweak::Fixed, black_box(&mut m), &mut s)
+                                })
                             } else {
-                                b.iter(|| fpe.decrypt_with(Tweak::Fixed, black_box(&mut m), &mut s))
+                                count.iter(b, || {
+                                    fpe.decrypt_with(Tweak::Fixed, black_box(&mut m), &mut s)
+                                })
                             }
                         });
                     }};
@@ -73,11 +84,12 @@ fn riffpe_latency(c: &mut Criterion) {
                 .collect();
             let plain = FlexibleNumeralString::from(digits);
             let cipher = ff1.encrypt(&TWEAK, &plain).expect("valid numeral string");
-            group.bench_function(BenchmarkId::new("FF1 radix 10", decimal), |b| {
+            let value = decimal.to_string();
+            log.bench(&mut group, "FF1 radix 10", Some(&value), |b, count| {
                 if encrypt {
-                    b.iter(|| ff1.encrypt(&TWEAK, black_box(&plain)))
+                    count.iter(b, || ff1.encrypt(&TWEAK, black_box(&plain)))
                 } else {
-                    b.iter(|| ff1.decrypt(&TWEAK, black_box(&cipher)))
+                    count.iter(b, || ff1.decrypt(&TWEAK, black_box(&cipher)))
                 }
             });
         }
@@ -89,30 +101,38 @@ fn riffpe_latency(c: &mut Criterion) {
 /// block + 100 keystream blocks) = 1616 chained blocks, one message or one lane group.
 fn aes_chain_floor(c: &mut Criterion) {
     let mut group = c.benchmark_group("aes-chain");
+    let log = AllocationLog::new(env!("CARGO_TARGET_TMPDIR"), "aes-chain");
     let aes = riffpe::Aes::new_from_slice(&KEY).expect("16-byte key");
     let mut block = [7u8; 16];
-    group.bench_function("aes_chain 1616 blocks", |b| {
-        b.iter(|| aes_chain(&aes, 1616, black_box(&mut block)))
+    log.bench(&mut group, "aes_chain 1616 blocks", None, |b, count| {
+        count.iter(b, || aes_chain(&aes, 1616, black_box(&mut block)))
     });
     // The same chains, as many at once as the backend encrypts in parallel: what lockstep
     // could reach if selection cost nothing.
     let lanes = Riffpe::new(100, 8, &KEY, &TWEAK)
         .expect("valid configuration")
         .lanes();
-    group.bench_function(format!("aes_lanes 1616 blocks x{lanes}"), |b| {
-        b.iter(|| aes_lanes(&aes, 1616, black_box(&mut block)))
+    let label = format!("aes_lanes 1616 blocks x{lanes}");
+    log.bench(&mut group, &label, None, |b, count| {
+        count.iter(b, || aes_lanes(&aes, 1616, black_box(&mut block)))
     });
     // What the AES units themselves sustain with VAES-256 and 16 or 30 blocks in flight, next
     // to what the backend reaches: the `aes` crate's VAES-256 backend runs 30 at once.
     #[cfg(target_arch = "x86_64")]
     if riffpe_benches::vaes256_supported() {
         use riffpe_benches::vaes256_rounds;
-        group.bench_function("vaes256_rounds 1616 blocks x16", |b| {
-            b.iter(|| vaes256_rounds::<8>(1616, black_box(7)))
-        });
-        group.bench_function("vaes256_rounds 1616 blocks x30", |b| {
-            b.iter(|| vaes256_rounds::<15>(1616, black_box(7)))
-        });
+        log.bench(
+            &mut group,
+            "vaes256_rounds 1616 blocks x16",
+            None,
+            |b, count| count.iter(b, || vaes256_rounds::<8>(1616, black_box(7))),
+        );
+        log.bench(
+            &mut group,
+            "vaes256_rounds 1616 blocks x30",
+            None,
+            |b, count| count.iter(b, || vaes256_rounds::<15>(1616, black_box(7))),
+        );
     }
     group.finish();
 }

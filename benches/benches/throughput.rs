@@ -3,18 +3,20 @@
 //! Riffpe(10, 16) with 18, and 6-digit numbers through Riffpe(10, 6) with 18.
 //!
 //! 1 MiB of input by default; `RIFFPE_BENCH_FULL=1` adds 16, 32 and 64 MiB for Riffpe(100, 8).
+//! Each benchmark also counts its allocations per call (see `riffpe_benches::AllocationLog`).
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::measurement::WallTime;
-use criterion::{
-    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
-};
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use riffpe::integer::{DigitOrder, domain_size, from_digits, to_digits};
 use riffpe::{MessageError, Riffpe, ScratchBuf, Tweak};
 use riffpe_batch::{Batch, Mode};
-use riffpe_benches::{KEY, TWEAK, fixed_random};
+use riffpe_benches::{AllocationLog, CountingAllocator, KEY, TWEAK, fixed_random};
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 const MIB: usize = 1 << 20;
 
@@ -71,6 +73,7 @@ fn one_at_a_time(
 /// Benches `count` fixed random numbers of `fpe`'s domain in each of `ways`, as `input`.
 fn bench_ways(
     group: &mut BenchmarkGroup<'_, WallTime>,
+    log: &AllocationLog,
     fpe: &Riffpe,
     count: usize,
     input: &str,
@@ -85,18 +88,19 @@ fn bench_ways(
     });
     for &(name, way) in ways {
         let mut work = numbers.clone();
-        let id = BenchmarkId::new(name, input);
         match way {
             Way::Single => {
                 let mut scratch = ScratchBuf::for_message(fpe);
-                group.bench_function(id, |b| {
-                    b.iter(|| one_at_a_time(fpe, &mut scratch, black_box(&mut work), encrypt))
+                log.bench(group, name, Some(input), |b, allocations| {
+                    allocations.iter(b, || {
+                        one_at_a_time(fpe, &mut scratch, black_box(&mut work), encrypt)
+                    })
                 });
             }
             Way::Batch(mode) => {
                 let batch = Batch::new(fpe).order(DigitOrder::BigEndian).mode(mode);
-                group.bench_function(id, |b| {
-                    b.iter(|| {
+                log.bench(group, name, Some(input), |b, allocations| {
+                    allocations.iter(b, || {
                         if encrypt {
                             batch.encrypt_ints(black_box(&mut work))
                         } else {
@@ -112,6 +116,7 @@ fn bench_ways(
 fn throughput(c: &mut Criterion) {
     for (group_name, encrypt) in [("throughput-encrypt", true), ("throughput-decrypt", false)] {
         let mut group = c.benchmark_group(group_name);
+        let log = AllocationLog::new(env!("CARGO_TARGET_TMPDIR"), group_name);
         group
             .sample_size(10)
             .measurement_time(Duration::from_secs(8));
@@ -125,7 +130,7 @@ fn throughput(c: &mut Criterion) {
             for bytes in sizes {
                 let input = format!("{label} {}MiB", bytes / MIB);
                 let count = bytes / size_of::<u64>();
-                bench_ways(&mut group, &fpe, count, &input, &ALL_WAYS, encrypt);
+                bench_ways(&mut group, &log, &fpe, count, &input, &ALL_WAYS, encrypt);
             }
         }
         group.finish();
@@ -135,13 +140,15 @@ fn throughput(c: &mut Criterion) {
 /// Small arrays, lockstep vs parallel: where spreading over cores starts to pay.
 fn small_arrays(c: &mut Criterion) {
     let fpe = Riffpe::new(100, 8, &KEY, &TWEAK).expect("valid configuration");
-    let mut group = c.benchmark_group("throughput-encrypt-small");
+    let group_name = "throughput-encrypt-small";
+    let mut group = c.benchmark_group(group_name);
+    let log = AllocationLog::new(env!("CARGO_TARGET_TMPDIR"), group_name);
     group
         .sample_size(10)
         .measurement_time(Duration::from_secs(3));
     for count in [32, 128, 512, 2048] {
         let input = format!("Riffpe(100,8) b=16 {count} numbers");
-        bench_ways(&mut group, &fpe, count, &input, &ALL_WAYS[1..], true);
+        bench_ways(&mut group, &log, &fpe, count, &input, &ALL_WAYS[1..], true);
     }
     group.finish();
 }

@@ -1,9 +1,19 @@
-//! Shared set-up of the benches: the key, the tweak, the configurations and fixed inputs.
+//! Shared set-up of the benches: the key, the tweak, the configurations and fixed inputs, and
+//! the allocation counting the report shows next to the times.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use cipher::consts::U16;
 use cipher::{
     BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, ParBlocks,
 };
+use criterion::measurement::WallTime;
+use criterion::{Bencher, BenchmarkGroup, BenchmarkId};
 
 /// The benches' key (hex `0123456789abcdef0123456789abcdef`).
 pub const KEY: [u8; 16] = [
@@ -215,4 +225,222 @@ fn rounds<const YMM: usize>(blocks: usize, seed: u8) -> u8 {
         folded = _mm256_xor_si256(folded, *state);
     }
     _mm256_extract_epi8::<0>(folded) as u8
+}
+
+/// Allocation calls (`alloc`, `alloc_zeroed`, `realloc`) made through [`CountingAllocator`].
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+/// The system allocator, counting its allocation calls: each bench binary installs it with
+/// `#[global_allocator]`, so that [`Allocations`] can tell how many an operation makes.
+#[derive(Debug)]
+pub struct CountingAllocator;
+
+// SAFETY: every method forwards its arguments unchanged to `System`, which upholds
+// `GlobalAlloc`'s contract; counting touches no memory handed out.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller upholds `alloc`'s contract, the same for `System`.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller upholds `alloc_zeroed`'s contract, the same for `System`.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller upholds `realloc`'s contract; `ptr` came from `System` (every
+        // allocation of this allocator does).
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller upholds `dealloc`'s contract; `ptr` came from `System`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+/// Allocation calls made so far through [`CountingAllocator`], on every thread (0 unless it is
+/// the global allocator).
+pub fn allocations() -> u64 {
+    ALLOCATIONS.load(Ordering::Relaxed)
+}
+
+/// The allocations of one benchmark's operation, counted while criterion runs it.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Allocations {
+    /// Timing loops run, the first included.
+    pub batches: u64,
+    /// Operations counted: every batch's but the first's.
+    pub operations: u64,
+    /// Allocation calls those operations made.
+    pub allocations: u64,
+}
+
+impl Allocations {
+    /// Times `routine` as [`Bencher::iter`] does (the same loop), and counts the allocations
+    /// made during the loop, reading the counter outside the timed part. The first loop is
+    /// left out of the count: criterion's first warm-up run, a single operation, which also
+    /// pays for what is made once (a thread pool, a lazy table).
+    pub fn iter<O>(&mut self, b: &mut Bencher<'_, WallTime>, mut routine: impl FnMut() -> O) {
+        b.iter_custom(|operations| {
+            let before = allocations();
+            let start = Instant::now();
+            for _ in 0..operations {
+                black_box(routine());
+            }
+            let elapsed = start.elapsed();
+            let made = allocations() - before;
+            if self.batches > 0 {
+                self.operations += operations;
+                self.allocations += made;
+            }
+            self.batches += 1;
+            elapsed
+        });
+    }
+}
+
+/// Where a criterion group's allocation counts go: one JSON file per benchmark in
+/// `riffpe-allocations/` of criterion's output directory, which `cargo xtask bench-report`
+/// reads with criterion's results.
+#[derive(Debug, Clone)]
+pub struct AllocationLog {
+    dir: PathBuf,
+    group: String,
+}
+
+/// The directory of the allocation counts under criterion's output directory.
+pub const ALLOCATIONS_DIR: &str = "riffpe-allocations";
+
+impl AllocationLog {
+    /// The log of group `group`. `target_tmpdir` is the bench binary's
+    /// `env!("CARGO_TARGET_TMPDIR")` (`<target directory>/tmp`): the counts go where criterion
+    /// writes, `$CRITERION_HOME` or else `<target directory>/criterion`.
+    pub fn new(target_tmpdir: &str, group: &str) -> Self {
+        let criterion = std::env::var_os("CRITERION_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                let target = Path::new(target_tmpdir)
+                    .parent()
+                    .unwrap_or(Path::new("target"));
+                target.join("criterion")
+            });
+        AllocationLog {
+            dir: criterion.join(ALLOCATIONS_DIR),
+            group: group.to_owned(),
+        }
+    }
+
+    /// `group.bench_function` for the benchmark `function` (with `value`, the id's parameter,
+    /// if any), whose body times with [`Allocations::iter`]; then writes the count, if
+    /// criterion ran the benchmark (not filtered out, not in test mode).
+    pub fn bench(
+        &self,
+        group: &mut BenchmarkGroup<'_, WallTime>,
+        function: &str,
+        value: Option<&str>,
+        mut body: impl FnMut(&mut Bencher<'_, WallTime>, &mut Allocations),
+    ) {
+        let mut count = Allocations::default();
+        let mut run = |b: &mut Bencher<'_, WallTime>| body(b, &mut count);
+        match value {
+            Some(value) => group.bench_function(BenchmarkId::new(function, value), &mut run),
+            None => group.bench_function(function, &mut run),
+        };
+        if count.operations > 0 {
+            self.save(function, value, &count)
+                .expect("allocation count written");
+        }
+    }
+
+    /// Writes `count` for the benchmark `function`/`value` of this group.
+    fn save(&self, function: &str, value: Option<&str>, count: &Allocations) -> io::Result<()> {
+        let id: String = [Some(self.group.as_str()), Some(function), value]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("/");
+        std::fs::create_dir_all(&self.dir)?;
+        let file = self.dir.join(allocation_file_name(&id));
+        let text = format!(
+            "{{\"group\":{},\"function\":{},\"value\":{},\"operations\":{},\"allocations\":{}}}\n",
+            json_string(&self.group),
+            json_string(function),
+            value.map_or_else(|| "null".to_owned(), json_string),
+            count.operations,
+            count.allocations,
+        );
+        std::fs::write(file, text)
+    }
+}
+
+/// A file name for the benchmark `id`: its letters and digits, and a hash of the whole id so
+/// that ids differing only in other characters do not share a file.
+fn allocation_file_name(id: &str) -> String {
+    let readable: String = id
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    // FNV-1a.
+    let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("{readable}-{hash:016x}.json")
+}
+
+/// `s` as a JSON string.
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_one_file_per_benchmark() {
+        let dir = std::env::temp_dir().join(format!("riffpe-benches-{}", std::process::id()));
+        let log = AllocationLog {
+            dir: dir.clone(),
+            group: "latency-encrypt".to_owned(),
+        };
+        let count = Allocations {
+            batches: 5,
+            operations: 1000,
+            allocations: 3000,
+        };
+        log.save("Riffpe \"n=10\" b=18", Some("6"), &count).unwrap();
+        // The same letters and digits: another file all the same.
+        log.save("Riffpe__n_10__b_18", Some("6"), &Allocations::default())
+            .unwrap();
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|entry| std::fs::read_to_string(entry.unwrap().path()).unwrap())
+            .collect();
+        files.sort();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            files,
+            [
+                "{\"group\":\"latency-encrypt\",\"function\":\"Riffpe \\\"n=10\\\" b=18\",\"value\":\"6\",\"operations\":1000,\"allocations\":3000}\n",
+                "{\"group\":\"latency-encrypt\",\"function\":\"Riffpe__n_10__b_18\",\"value\":\"6\",\"operations\":0,\"allocations\":0}\n",
+            ]
+        );
+    }
 }

@@ -5,6 +5,10 @@
 //! implementation as function and the digit count as value; `aes-chain` with `aes_chain N blocks`;
 //! `throughput-*` with the mode (`single`, `lockstep`, `parallel`) as function and the input
 //! size as value. Anything else lands in a generic table, so nothing measured is dropped.
+//!
+//! Next to criterion's results, the benches leave the allocations they counted (with a counting
+//! global allocator) in `riffpe-allocations/`, one JSON file a benchmark:
+//! `{"group": …, "function": …, "value": …, "operations": n, "allocations": k}`.
 
 use std::cmp::Ordering;
 use std::fmt::Write as _;
@@ -108,7 +112,7 @@ impl Throughput {
 }
 
 /// One benchmark's result: criterion's median time per iteration and its 95 % confidence
-/// interval, in nanoseconds.
+/// interval, in nanoseconds, and the allocations the bench counted, if it did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measurement {
     pub group: String,
@@ -118,6 +122,44 @@ pub struct Measurement {
     pub median: f64,
     pub lower: f64,
     pub upper: f64,
+    pub allocations: Option<Allocations>,
+}
+
+/// The directory of the benches' allocation counts in criterion's
+/// (`riffpe_benches::ALLOCATIONS_DIR`).
+const ALLOCATIONS_DIR: &str = "riffpe-allocations";
+
+/// Allocation calls (`alloc`, `alloc_zeroed`, `realloc`) a bench counted over `operations`
+/// iterations of a benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allocations {
+    pub operations: u64,
+    pub allocations: u64,
+}
+
+impl Allocations {
+    fn per_operation(self) -> f64 {
+        self.allocations as f64 / self.operations as f64
+    }
+}
+
+/// A benchmark's criterion id: `(group, function, value)`.
+type BenchmarkId = (String, Option<String>, Option<String>);
+
+/// One of the benches' allocation files: the benchmark's id and its count.
+pub fn parse_allocations(text: &str) -> Result<(BenchmarkId, Allocations)> {
+    let json: Value = serde_json::from_str(text)?;
+    let text = |key: &str| json[key].as_str().map(str::to_owned);
+    let number = |key: &str| json[key].as_u64().ok_or_else(|| format!("no {key}"));
+    let count = Allocations {
+        operations: number("operations")?,
+        allocations: number("allocations")?,
+    };
+    if count.operations == 0 {
+        return Err("no operations counted".into());
+    }
+    let group = text("group").ok_or("no group")?;
+    Ok(((group, text("function"), text("value")), count))
 }
 
 impl Measurement {
@@ -176,6 +218,19 @@ pub fn collect(
         }
     }
     found.sort_by(|a, b| natural_cmp(&a.name(), &b.name()));
+    if let Ok(entries) = fs::read_dir(dir.join(ALLOCATIONS_DIR)) {
+        for entry in entries {
+            let path = entry?.path();
+            let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let ((group, function, value), count) =
+                parse_allocations(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            for m in &mut found {
+                if m.group == group && m.function == function && m.value == value {
+                    m.allocations = Some(count);
+                }
+            }
+        }
+    }
     Ok((found, newest))
 }
 
@@ -204,6 +259,7 @@ pub fn parse(benchmark: &str, estimates: &str) -> Result<Measurement> {
             &median["confidence_interval"]["upper_bound"],
             "median upper bound",
         )?,
+        allocations: None,
     })
 }
 
@@ -244,6 +300,13 @@ pub fn render(measurements: &[Measurement], machine: &Machine, source: &str) -> 
         "Times are criterion's median per operation; `±` is half the width of its 95 % \
          confidence interval. *N/A*: not measured."
     );
+    let _ = writeln!(
+        w,
+        "\nAllocations are counted by the benches: each bench binary runs with a counting global \
+         allocator (the system's, counting `alloc`, `alloc_zeroed` and `realloc` calls), and a \
+         count is the calls made during criterion's timed runs, after its first warm-up run, \
+         divided by the operations run. The hot path of a message should show 0."
+    );
 
     for (group, title) in [
         ("latency-encrypt", "Encryption time"),
@@ -263,7 +326,8 @@ pub fn render(measurements: &[Measurement], machine: &Machine, source: &str) -> 
         let _ = writeln!(w, "\n## Other measurements\n");
         let _ = writeln!(
             w,
-            "| benchmark | median | throughput |\n| --- | ---: | ---: |"
+            "| benchmark | median | throughput | allocations / iteration |\n\
+             | --- | ---: | ---: | ---: |"
         );
         for m in rest {
             let [mib, per_second] = m.throughput.map_or([None, None], |t| t.units());
@@ -276,7 +340,13 @@ pub fn render(measurements: &[Measurement], machine: &Machine, source: &str) -> 
             .flatten()
             .collect::<Vec<_>>()
             .join(", ");
-            let _ = writeln!(w, "| {} | {} | {rate} |", m.name(), time(m));
+            let _ = writeln!(
+                w,
+                "| {} | {} | {rate} | {} |",
+                m.name(),
+                time(m),
+                allocations_per(m, 1)
+            );
         }
     }
     out
@@ -312,26 +382,76 @@ fn latency_table(
     for column in &columns {
         let _ = write!(w, " {} |", digits_heading(column));
     }
-    let _ = write!(w, "\n| --- |");
+    let _ = write!(w, " allocations / op |\n| --- |");
     for _ in &columns {
         let _ = write!(w, " ---: |");
     }
-    let _ = writeln!(w);
+    let _ = writeln!(w, " ---: |");
     for row in rows {
         let _ = write!(w, "| {row} |");
+        // Each measured column's allocations per message.
+        let mut counts: Vec<(&str, Option<Allocations>)> = Vec::new();
         for column in &columns {
             match cells.iter().find(|&&(_, r, c)| r == row && c == *column) {
                 Some(&(i, _, _)) => {
                     used[i] = true;
                     let m = &measurements[i];
                     let _ = write!(w, " {} |", micros(m.median, m.spread()));
+                    counts.push((column, m.allocations));
                 }
                 None => {
                     let _ = write!(w, " *N/A* |");
                 }
             }
         }
-        let _ = writeln!(w);
+        let _ = writeln!(w, " {} |", row_allocations(&counts));
+    }
+}
+
+/// A latency row's allocations per message: one count if every column measured has the same,
+/// else each column's (`12 (6-digit), 14 (16-digit)`).
+fn row_allocations(counts: &[(&str, Option<Allocations>)]) -> String {
+    let per: Vec<Option<String>> = counts
+        .iter()
+        .map(|(_, count)| count.map(|c| allocation_count(c.per_operation())))
+        .collect();
+    if per.iter().all(Option::is_none) {
+        return "*N/A*".to_owned();
+    }
+    if let Some(Some(first)) = per.first()
+        && per.iter().all(|p| p.as_ref() == Some(first))
+    {
+        return first.clone();
+    }
+    counts
+        .iter()
+        .zip(&per)
+        .map(|((column, _), p)| {
+            let count = p.as_deref().unwrap_or("*N/A*");
+            format!("{count} ({})", digits_heading(column))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `m`'s allocations per iteration divided by `share` (1: per iteration; the elements of an
+/// iteration: per element), or *N/A*.
+fn allocations_per(m: &Measurement, share: u64) -> String {
+    match m.allocations {
+        Some(count) if share > 0 => allocation_count(count.per_operation() / share as f64),
+        _ => "*N/A*".to_owned(),
+    }
+}
+
+/// A whole count as it is (`0`, `12`); a fraction to three significant digits, in scientific
+/// notation when small (`0.500`, `7.63e-6`).
+fn allocation_count(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else if x >= 0.01 {
+        significant(x)
+    } else {
+        format!("{x:.2e}")
     }
 }
 
@@ -571,12 +691,15 @@ fn throughput_table(w: &mut String, measurements: &[Measurement], used: &mut [bo
         "Arrays of numbers as `u64`, 8 bytes each; the input names the configuration and the \
          array's size. `single`: one message after another; \
          `lockstep`: several messages advance together to fill the AES pipeline (one core); \
-         `parallel`: lockstep over all cores.\n"
+         `parallel`: lockstep over all cores. Allocations are counted per call (one call \
+         encrypts or decrypts the whole array) and per element (the call's count over the \
+         array's numbers).\n"
     );
     let _ = writeln!(
         w,
-        "| operation | input | mode | time | MiB/s | elements/s | × single |\n\
-         | --- | --- | --- | ---: | ---: | ---: | ---: |"
+        "| operation | input | mode | time | MiB/s | elements/s | × single | allocations / call \
+         | allocations / element |\n\
+         | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
     for &i in &rows {
         used[i] = true;
@@ -597,10 +720,12 @@ fn throughput_table(w: &mut String, measurements: &[Measurement], used: &mut [bo
         );
         let _ = writeln!(
             w,
-            "| {op} | {} | {} | {} | {mib} | {per_second} | {speedup} |",
+            "| {op} | {} | {} | {} | {mib} | {per_second} | {speedup} | {} | {} |",
             m.value.as_deref().unwrap_or("—"),
             m.function.as_deref().unwrap_or_default(),
             time(m),
+            allocations_per(m, 1),
+            allocations_per(m, elements),
         );
     }
 }
@@ -772,6 +897,25 @@ mod tests {
         }
     }
 
+    impl FakeCriterion {
+        /// The benches' allocation count for a benchmark, in the file the benches write
+        /// (`name` is the file's name).
+        fn count(&self, name: &str, id: [Option<&str>; 3], operations: u64, allocations: u64) {
+            let dir = self.0.join(ALLOCATIONS_DIR);
+            fs::create_dir_all(&dir).unwrap();
+            let json = |s: Option<&str>| s.map_or("null".to_owned(), |s| format!("{s:?}"));
+            let [group, function, value] = id.map(json);
+            fs::write(
+                dir.join(format!("{name}.json")),
+                format!(
+                    "{{\"group\":{group},\"function\":{function},\"value\":{value},\
+                     \"operations\":{operations},\"allocations\":{allocations}}}\n"
+                ),
+            )
+            .unwrap();
+        }
+    }
+
     impl Drop for FakeCriterion {
         fn drop(&mut self) {
             let _ = fs::remove_dir_all(&self.0);
@@ -806,6 +950,20 @@ mod tests {
         );
         // A report directory and a baseline are not results.
         fs::create_dir_all(tree.0.join("report")).unwrap();
+        tree.count(
+            "a",
+            [Some("latency-encrypt"), Some("Riffpe n=10 b=18"), Some("6")],
+            1000,
+            0,
+        );
+        // Counts of other benchmarks (another value, no result) go nowhere.
+        tree.count(
+            "b",
+            [Some("throughput-encrypt"), Some("parallel"), Some("16MiB")],
+            10,
+            30,
+        );
+        tree.count("c", [Some("other"), Some("x"), None], 10, 30);
         let found = collect(&tree.0, None).unwrap().0;
         assert_eq!(
             found,
@@ -818,6 +976,10 @@ mod tests {
                     median: 6_445.9,
                     lower: 6_425.9,
                     upper: 6_465.9,
+                    allocations: Some(Allocations {
+                        operations: 1000,
+                        allocations: 0,
+                    }),
                 },
                 Measurement {
                     group: "throughput-encrypt".into(),
@@ -827,6 +989,7 @@ mod tests {
                     median: 2.5e8,
                     lower: 2.49e8,
                     upper: 2.51e8,
+                    allocations: None,
                 },
             ]
         );
@@ -924,6 +1087,49 @@ mod tests {
             812.0,
             3.0,
         );
+        // Allocations: none on Riffpe's paths, some for FF1 (different per digit count, and
+        // not counted for one), one per call for the single loop, a fraction per call in
+        // parallel.
+        let encrypt = Some("latency-encrypt");
+        for (function, value, allocations) in [
+            ("Riffpe n=10 b=18", "6", 0),
+            ("Riffpe n=100 b=16", "16", 0),
+            ("FF1 radix 10", "6", 18_000),
+            ("FF1 radix 10", "9", 21_000),
+        ] {
+            tree.count(
+                &format!("{function} {value}"),
+                [encrypt, Some(function), Some(value)],
+                1000,
+                allocations,
+            );
+        }
+        tree.add(
+            [encrypt, Some("FF1 radix 10"), Some("6")],
+            "null",
+            1_000.0,
+            5.0,
+        );
+        tree.add(
+            [encrypt, Some("FF1 radix 10"), Some("16")],
+            "null",
+            2_000.0,
+            5.0,
+        );
+        for (mode, allocations) in [("single", 10), ("lockstep", 0), ("parallel", 35)] {
+            tree.count(
+                mode,
+                [Some("throughput-encrypt"), Some(mode), Some("1MiB")],
+                10,
+                allocations,
+            );
+        }
+        tree.count(
+            "setup",
+            [Some("setup"), Some("Riffpe::new"), None],
+            100,
+            250,
+        );
         let report = render(
             &collect(&tree.0, None).unwrap().0,
             &machine(),
@@ -937,17 +1143,27 @@ mod tests {
             "| AES backend | ARMv8 crypto extensions |",
             "| commit | abc1234 |",
             "## Encryption time (µs, one message)",
-            "| implementation | 6-digit | 9-digit | 16-digit |",
-            "| Riffpe n=10 b=18 | 6.45 (±0.02) | *N/A* | *N/A* |",
-            "| Riffpe n=100 b=16 | *N/A* | *N/A* | 30.0 (±0.2) |",
-            "| FF1 radix 10 | *N/A* | 1.23 (±0.005) | *N/A* |",
-            "| Riffpe n=100 b=16 | *N/A* | *N/A* | 33.0 (±0.2) |",
+            "| implementation | 6-digit | 9-digit | 16-digit | allocations / op |",
+            "| --- | ---: | ---: | ---: | ---: |",
+            "| Riffpe n=10 b=18 | 6.45 (±0.02) | *N/A* | *N/A* | 0 |",
+            "| Riffpe n=100 b=16 | *N/A* | *N/A* | 30.0 (±0.2) | 0 |",
+            "| Riffpe n=100 b=16 constant-time | *N/A* | *N/A* | 50.0 (±0.2) | *N/A* |",
+            "| FF1 radix 10 | 1.00 (±0.005) | 1.23 (±0.005) | 2.00 (±0.005) \
+             | 18 (6-digit), 21 (9-digit), *N/A* (16-digit) |",
+            "| FF1 radix 10 | *N/A* | 1.36 (±0.005) | *N/A* | *N/A* |",
+            "| Riffpe n=100 b=16 | *N/A* | *N/A* | 33.0 (±0.2) | *N/A* |",
+            "The hot path of a message should show 0.",
             "| Riffpe n=100 b=16, 16-digit encrypt | 30.0 (±0.2) | 1.20 |",
             "| Riffpe n=100 b=16, 16-digit decrypt | 33.0 (±0.2) | 1.32 |",
             "| Riffpe n=100 b=16 constant-time, 16-digit encrypt | 50.0 (±0.2) | 2.00 |",
-            "| encrypt | 1MiB | single | 800 ms (±1) | 1.2 | 164 k | 1.00 |",
-            "| encrypt | 1MiB | parallel | 100 ms (±1) | 10.0 | 1.31 M | 8.00 |",
-            "| setup/Riffpe::new | 812 ns (±3) | 1.23 M elements/s |",
+            "| operation | input | mode | time | MiB/s | elements/s | × single \
+             | allocations / call | allocations / element |",
+            "| encrypt | 1MiB | single | 800 ms (±1) | 1.2 | 164 k | 1.00 | 1 | 7.63e-6 |",
+            "| encrypt | 1MiB | lockstep | 200 ms (±1) | 5.0 | 655 k | 4.00 | 0 | 0 |",
+            "| encrypt | 1MiB | parallel | 100 ms (±1) | 10.0 | 1.31 M | 8.00 | 3.50 | 2.67e-5 |",
+            "| encrypt | Riffpe(100,8) b=16 1MiB | lockstep | 10.0 ms (±0.1) | 0.8 | 100 k | *N/A* \
+             | *N/A* | *N/A* |",
+            "| setup/Riffpe::new | 812 ns (±3) | 1.23 M elements/s | 2.50 |",
         ] {
             assert!(report.contains(line), "missing {line:?} in:\n{report}");
         }
@@ -981,12 +1197,36 @@ mod tests {
             median: 1.5,
             lower: 1.0,
             upper: 2.0,
+            allocations: None,
         };
         let report = render(&[only], &machine(), "`cargo bench`");
         assert!(report.contains("Not measured (no `latency-encrypt` results)."));
         assert!(report.contains("Not measured (no `aes-chain` result)."));
         assert!(report.contains("Not measured (no `throughput-*` results)."));
-        assert!(report.contains("| other/x | 1.50 ns (±0.50) |  |"));
+        assert!(report.contains("| other/x | 1.50 ns (±0.50) |  | *N/A* |"));
+    }
+
+    #[test]
+    fn allocation_files_are_checked() {
+        let (id, count) = parse_allocations(
+            r#"{"group":"g","function":"f","value":null,"operations":4,"allocations":2}"#,
+        )
+        .unwrap();
+        assert_eq!(id, ("g".to_owned(), Some("f".to_owned()), None));
+        assert_eq!(count.per_operation(), 0.5);
+        for bad in [
+            r#"{"group":"g","function":"f","value":null,"operations":0,"allocations":0}"#,
+            r#"{"group":"g","function":"f","value":null,"operations":4}"#,
+            r#"{"function":"f","value":null,"operations":4,"allocations":2}"#,
+            r#"{"group":"g","#,
+        ] {
+            assert!(parse_allocations(bad).is_err(), "accepted {bad}");
+        }
+        assert_eq!(allocation_count(0.0), "0");
+        assert_eq!(allocation_count(58.0), "58");
+        assert_eq!(allocation_count(51.393), "51.4");
+        assert_eq!(allocation_count(0.5), "0.500");
+        assert_eq!(allocation_count(3.0 / 131_072.0), "2.29e-5");
     }
 
     #[test]

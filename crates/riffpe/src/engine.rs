@@ -260,7 +260,6 @@ impl BlockCipherEncClosure for Lockstep<'_> {
             layout: self.layout,
             keystream: self.keystream,
             keys: self.keys,
-            states: ParBlocks::<B>::default(),
         };
         group.ivs.fill(shared);
         for (g, messages) in self.messages.chunks_mut(self.lanes * digits).enumerate() {
@@ -302,21 +301,18 @@ struct Group<'a, B: BlockCipherEncBackend<BlockSize = U16>> {
     keystream: &'a mut [u8],
     /// The keys of one lane's values, then its bucket counts (`layout.keys_stride()` entries).
     keys: &'a mut [u64],
-    /// One AES chain per lane.
-    states: ParBlocks<B>,
 }
 
 impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
     /// Encrypts the chains of the first `lanes` lanes, all in one backend call.
     #[inline(always)]
-    fn encrypt_states(&mut self, lanes: usize) {
+    fn encrypt_states(&self, states: &mut ParBlocks<B>, lanes: usize) {
         if lanes == B::ParBlocksSize::USIZE {
-            self.backend.encrypt_par_blocks_inplace(&mut self.states);
+            self.backend.encrypt_par_blocks_inplace(states);
         } else if lanes == 1 {
-            self.backend.encrypt_block_inplace(&mut self.states[0]);
+            self.backend.encrypt_block_inplace(&mut states[0]);
         } else {
-            self.backend
-                .encrypt_tail_blocks_inplace(&mut self.states[..lanes]);
+            self.backend.encrypt_tail_blocks_inplace(&mut states[..lanes]);
         }
     }
 
@@ -352,14 +348,16 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                 2 => encode::<2>(buf, message, i, phase),
                 _ => encode::<4>(buf, message, i, phase),
             }
-            self.states[lane] = self.ivs[lane];
         }
+        // The chains, one per lane, in a local that stays in registers where the backend's
+        // blocks fit them: kept in memory, each block would wait on a store and a load.
+        let mut states = self.ivs.clone();
         for block in 0..mac_len / 16 {
             for lane in 0..lanes {
                 let input = &self.keystream[lane * ks_stride + block * 16..][..16];
-                xor_block(&mut self.states[lane], input);
+                xor_block(&mut states[lane], input);
             }
-            self.encrypt_states(lanes);
+            self.encrypt_states(&mut states, lanes);
         }
 
         // Keystream S_1 || S_2 || …, then m_i = π(m_i) or π⁻¹(m_i).
@@ -377,7 +375,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             let mut histogram = keyed.histogram(counts, count);
             single_chain(
                 self.backend,
-                self.states[0],
+                states[0],
                 blocks,
                 &keyed,
                 keystream,
@@ -397,16 +395,13 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             let keystream = &mut self.keystream[..(blocks + 1) * row_bytes];
             let (rows, _) = Array::slice_as_chunks_mut(keystream);
             if lanes == B::ParBlocksSize::USIZE {
-                // The chains in a local, which stays in registers: a row read back from the
-                // keystream would put a store and a load on every chain's critical path.
-                let mut states = self.states.clone();
                 for row in rows.chunks_exact_mut(lanes).take(blocks) {
                     self.backend.encrypt_par_blocks_inplace(&mut states);
                     row.copy_from_slice(&states);
                 }
             } else {
                 let (first, mut rest) = rows.split_at_mut(lanes);
-                encrypt_into(self.backend, &self.states[..lanes], first);
+                encrypt_into(self.backend, &states[..lanes], first);
                 let mut previous = &*first;
                 for _ in 1..blocks {
                     let (row, after) = rest.split_at_mut(lanes);
@@ -432,10 +427,10 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             // Many chains are bound by AES throughput: keep the block loop lean, then make each
             // lane's keys from its keystream, contiguous and cache-friendly.
             for block in 0..blocks {
-                self.encrypt_states(lanes);
+                self.encrypt_states(&mut states, lanes);
                 let at = block * 16;
                 let lane_keystreams = self.keystream.chunks_exact_mut(ks_stride);
-                for (keystream, state) in lane_keystreams.zip(&self.states[..lanes]) {
+                for (keystream, state) in lane_keystreams.zip(&states[..lanes]) {
                     keystream[at..at + 16].copy_from_slice(state);
                 }
             }

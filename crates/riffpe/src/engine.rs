@@ -17,7 +17,7 @@ use cipher::{
 
 use crate::domain::{Domain, Layout};
 use crate::select::group::{self, Blocks, Work};
-use crate::select::{Histogram, Kernel, KeyLayout, Selection};
+use crate::select::{Histogram, Kernel, KeyLayout, RANKED_RADIX, Ranks, Selection};
 use crate::{MessageError, Scratch, Tweak};
 
 /// One AES block.
@@ -312,7 +312,8 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         } else if lanes == 1 {
             self.backend.encrypt_block_inplace(&mut states[0]);
         } else {
-            self.backend.encrypt_tail_blocks_inplace(&mut states[..lanes]);
+            self.backend
+                .encrypt_tail_blocks_inplace(&mut states[..lanes]);
         }
     }
 
@@ -373,17 +374,20 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             // file them by bucket, which spares selection a pass over all keys.
             let keystream = &mut self.keystream[..ks_stride];
             let mut histogram = keyed.histogram(counts, count);
-            single_chain(
-                self.backend,
-                states[0],
-                blocks,
-                &keyed,
-                keystream,
+            // Constant-time π ranks the keys as they come, in the shadow of the chain.
+            let mut ranks = (forward && selection == Selection::ConstantTime && n <= RANKED_RADIX)
+                .then(Ranks::new);
+            let sink = KeySink {
                 keys,
-                &mut histogram,
-            );
+                histogram: &mut histogram,
+                ranks: ranks.as_mut(),
+            };
+            single_chain(self.backend, states[0], blocks, &keyed, keystream, sink);
             let digit = &mut messages[i];
-            *digit = keyed.select_with(selection, keystream, keys, &histogram, forward, *digit);
+            *digit = match &ranks {
+                Some(ranks) => keyed.pick_ranked(keystream, keys, ranks, *digit),
+                None => keyed.select_with(selection, keystream, keys, &histogram, forward, *digit),
+            };
         } else if let Kernel::Group(kernel) = self.layout.kernel
             && self.keys.len() >= Work::words(n)
         {
@@ -471,8 +475,15 @@ fn encrypt_into<B: BlockCipherEncBackend<BlockSize = U16>>(
     }
 }
 
+/// Where one chain's keys go as they are made.
+struct KeySink<'k, 'c> {
+    keys: &'k mut [u64],
+    histogram: &'k mut Histogram<'c>,
+    ranks: Option<&'k mut Ranks>,
+}
+
 /// The keystream of one lane and its keys, generated block by block; the keys are filed into
-/// `histogram` if it files keys, else stored in order.
+/// the histogram if it files keys, else stored in order (and ranked, if ranks are kept).
 #[inline(always)]
 fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
     backend: &B,
@@ -480,9 +491,13 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
     blocks: usize,
     keyed: &KeyLayout,
     keystream: &mut [u8],
-    keys: &mut [u64],
-    histogram: &mut Histogram<'_>,
+    sink: KeySink<'_, '_>,
 ) {
+    let KeySink {
+        keys,
+        histogram,
+        mut ranks,
+    } = sink;
     let n = keyed.n as usize;
     let file = histogram.files();
     let mut next = 0;
@@ -496,6 +511,9 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
                 keyed.file(keys, histogram, key);
             } else {
                 keys[next] = key;
+                if let Some(ranks) = ranks.as_deref_mut() {
+                    keyed.rank_arrival(keys, next, ranks);
+                }
             }
             next += 1;
         }

@@ -31,6 +31,7 @@ mod portable;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use constant_time::{RANKED_RADIX, Ranks};
 #[cfg(test)]
 use portable::MAX_BUCKETS;
 pub(crate) use portable::{Histogram, KeyLayout};

@@ -7,7 +7,7 @@ pub(crate) mod per_lane {
 
     extern crate std;
 
-    use crate::select::{KeyLayout, MAX_BUCKETS, Selection};
+    use crate::select::{KeyLayout, MAX_BUCKETS, RANKED_RADIX, Ranks, Selection};
     use proptest::prelude::*;
     use std::vec::Vec;
 
@@ -72,6 +72,16 @@ pub(crate) mod per_lane {
                     let inverse =
                         layout.select_with(selection, &keystream, &mut keys, &histogram, false, k);
                     prop_assert_eq!(inverse, x, "π⁻¹({}), {:?}, n {}, b {}", k, selection, n, b);
+                }
+                if n as u32 <= RANKED_RADIX {
+                    // Constant-time π from ranks kept as the keys arrive (one message).
+                    let mut ranks = Ranks::new();
+                    for j in 0..n {
+                        keys[j] = layout.key(&keystream, j);
+                        layout.rank_arrival(&keys, j, &mut ranks);
+                    }
+                    let forward = layout.pick_ranked(&keystream, &keys, &ranks, x);
+                    prop_assert_eq!(forward, k, "π({}) ranked on arrival, n {}, b {}", x, n, b);
                 }
                 prop_assert_eq!(
                     layout.inverse_from_keystream(&keystream, k),

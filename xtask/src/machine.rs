@@ -65,7 +65,11 @@ pub fn cpu_model(cpuinfo: &str) -> Option<String> {
         field(cpuinfo, "CPU implementer"),
         field(cpuinfo, "CPU part"),
     ) else {
-        return field(cpuinfo, "model name").map(str::to_owned);
+        let model = field(cpuinfo, "model name")?;
+        return Some(match x86_detail(cpuinfo) {
+            Some(detail) => format!("{model} ({detail})"),
+            None => model.to_owned(),
+        });
     };
     let core = arm_core(implementer, part).map_or_else(
         || format!("implementer {implementer}, part {part}"),
@@ -75,6 +79,42 @@ pub fn cpu_model(cpuinfo: &str) -> Option<String> {
         Some(board) => format!("{core} on {board}"),
         None => core,
     })
+}
+
+/// For x86: the AMD core generation from `cpu family` and `model` (cloud VMs often show only
+/// "AMD EPYC"), and the flags that pick Riffpe's fast paths.
+fn x86_detail(cpuinfo: &str) -> Option<String> {
+    let flags: Vec<&str> = field(cpuinfo, "flags")?.split_whitespace().collect();
+    let family = field(cpuinfo, "cpu family").and_then(|f| f.parse::<u32>().ok());
+    let model = field(cpuinfo, "model").and_then(|m| m.parse::<u32>().ok());
+    let core = match (field(cpuinfo, "vendor_id"), family, model) {
+        (Some("AuthenticAMD"), Some(25), Some(m)) if m < 0x10 || (0x20..0x60).contains(&m) => {
+            Some("Zen 3")
+        }
+        (Some("AuthenticAMD"), Some(25), Some(_)) => Some("Zen 4"),
+        (Some("AuthenticAMD"), Some(26), Some(_)) => Some("Zen 5"),
+        (Some("AuthenticAMD"), Some(23), Some(_)) => Some("Zen 1/2"),
+        _ => None,
+    };
+    let isa = [
+        ("aes", "AES-NI"),
+        ("vaes", "VAES"),
+        ("avx2", "AVX2"),
+        ("avx512f", "AVX-512"),
+    ]
+    .iter()
+    .filter(|(flag, _)| flags.contains(flag))
+    .map(|(_, name)| *name)
+    .collect::<Vec<_>>()
+    .join(", ");
+    let mut parts: Vec<String> = core.map(str::to_owned).into_iter().collect();
+    if let (Some(family), Some(model)) = (family, model) {
+        parts.push(format!("family {family}, model {model}"));
+    }
+    if !isa.is_empty() {
+        parts.push(isa);
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// Arm Ltd. core names by MIDR part number (and the cloud CPUs built on them).
@@ -180,7 +220,18 @@ mod tests {
 
     #[test]
     fn names_the_cpu() {
-        assert_eq!(cpu_model(EPYC).as_deref(), Some("AMD EPYC 7B13"));
+        assert_eq!(
+            cpu_model(EPYC).as_deref(),
+            Some("AMD EPYC 7B13 (AES-NI, VAES, AVX2)")
+        );
+        let zen3 = "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n\
+            model name\t: AMD EPYC\nflags\t\t: aes avx2 vaes\n";
+        assert_eq!(
+            cpu_model(zen3).as_deref(),
+            Some("AMD EPYC (Zen 3; family 25, model 1; AES-NI, VAES, AVX2)")
+        );
+        let zen4 = zen3.replace("model\t\t: 1\n", "model\t\t: 17\n");
+        assert!(cpu_model(&zen4).is_some_and(|cpu| cpu.contains("Zen 4; family 25, model 17")));
         assert_eq!(
             cpu_model(PI4).as_deref(),
             Some("Arm Cortex-A72 (implementer 0x41, part 0xd08) on Raspberry Pi 4 Model B Rev 1.4")

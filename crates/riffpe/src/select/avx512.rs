@@ -5,7 +5,7 @@ use core::arch::x86_64::*;
 use super::KeyLayout;
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, MARK_WORDS, Marks, Passes, Picked, SMALL_RADIX, Work,
-    by_chunks, pick_large, pivots, rank_digits, sort16,
+    by_chunks, mask_below, pick_large, pivots, rank_digits, sort16,
 };
 
 cpufeatures::new!(avx512_cpu, "avx512f", "avx512bw", "avx512vl");
@@ -75,16 +75,6 @@ fn forward_small(blocks: &Blocks<'_>, digits: &mut [u32]) {
                 pick_large(blocks, rows, first, l, all, x[l])
             };
         }
-    }
-}
-
-/// Word `w` of the set of values `0..n`.
-#[inline(always)]
-fn mask_below(n: usize, w: usize) -> u64 {
-    match n.saturating_sub(64 * w) {
-        0 => 0,
-        bits @ 1..64 => (1 << bits) - 1,
-        _ => u64::MAX,
     }
 }
 

@@ -443,6 +443,16 @@ pub(super) fn pick_large(
     blocks.layout.index(*nth) as u32
 }
 
+/// Word `w` of the set of values `0..n`.
+#[inline(always)]
+pub(super) fn mask_below(n: usize, w: usize) -> u64 {
+    match n.saturating_sub(64 * w) {
+        0 => 0,
+        bits @ 1..64 => (1 << bits) - 1,
+        _ => u64::MAX,
+    }
+}
+
 /// Each lane's pivot: the key of its value k, which is in row k.
 #[inline(always)]
 pub(super) fn pivots(rows: &[[u64; CHUNK]], digits: &[u32]) -> [u64; CHUNK] {

@@ -389,7 +389,7 @@ fn latency_table(
     let _ = writeln!(w, " ---: |");
     for row in rows {
         let _ = write!(w, "| {row} |");
-        // Each measured column's allocations per message.
+        // The row's allocation count in each of its columns.
         let mut counts: Vec<(&str, Option<Allocations>)> = Vec::new();
         for column in &columns {
             match cells.iter().find(|&&(_, r, c)| r == row && c == *column) {
@@ -408,7 +408,7 @@ fn latency_table(
     }
 }
 
-/// A latency row's allocations per message: one count if every column measured has the same,
+/// A latency row's allocation counts per message: one number if all its columns agree,
 /// else each column's (`12 (6-digit), 14 (16-digit)`).
 fn row_allocations(counts: &[(&str, Option<Allocations>)]) -> String {
     let per: Vec<Option<String>> = counts

@@ -10,7 +10,7 @@ use core::arch::x86_64::*;
 use super::KeyLayout;
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, MARK_WORDS, Marks, Passes, Picked, SMALL_RADIX, Work,
-    by_chunks, mask_below, pick_large, rank_digits, sort16,
+    by_chunks, rank_digits, small_digits, sort16,
 };
 
 cpufeatures::new!(avx2_cpu, "avx2");
@@ -81,14 +81,7 @@ fn forward_small(blocks: &Blocks<'_>, digits: &mut [u32]) {
             store4(&mut found.as_chunks_mut::<4>().0[half], key);
             ties |= tied << (4 * half);
         }
-        for (l, digit) in digits.iter_mut().enumerate() {
-            *digit = if ties & (1 << l) == 0 {
-                layout.index(found[l]) as u32
-            } else {
-                let all = core::array::from_fn(|w| mask_below(n, w));
-                pick_large(blocks, rows, first, l, all, x[l])
-            };
-        }
+        small_digits(blocks, rows, first, (found, ties), &x, digits);
     }
 }
 
@@ -234,13 +227,7 @@ fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
         store4(quad, key);
         ties |= tied << (4 * half);
     }
-    for (l, digit) in digits.iter_mut().enumerate() {
-        *digit = if !picked.small(l) || ties & (1 << l) != 0 {
-            picked.large(blocks, l)
-        } else {
-            blocks.layout.index(found[l]) as u32
-        };
-    }
+    picked.digits(blocks, (found, ties), digits);
 }
 
 /// For four lanes (lane `l` in word `l` of each vector): the key of rank `x` among 16 flipped

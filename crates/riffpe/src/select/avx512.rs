@@ -5,7 +5,7 @@ use core::arch::x86_64::*;
 use super::KeyLayout;
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, MARK_WORDS, Marks, Passes, Picked, SMALL_RADIX, Work,
-    by_chunks, mask_below, pick_large, pivots, rank_digits, sort16,
+    by_chunks, pivots, rank_digits, small_digits, sort16,
 };
 
 cpufeatures::new!(avx512_cpu, "avx512f", "avx512bw", "avx512vl");
@@ -66,15 +66,7 @@ fn forward_small(blocks: &Blocks<'_>, digits: &mut [u32]) {
             core::array::from_fn(|k| rows.get(k).map_or(_mm512_setzero_si512(), |r| load(r)));
         let x = core::array::from_fn(|l| digits.get(l).map_or(0, |&d| u64::from(d)));
         let (found, ties) = select8(&keys[..n], load(&x), layout);
-        let found = array(found);
-        for (l, digit) in digits.iter_mut().enumerate() {
-            *digit = if ties & (1 << l) == 0 {
-                layout.index(found[l]) as u32
-            } else {
-                let all = core::array::from_fn(|w| mask_below(n, w));
-                pick_large(blocks, rows, first, l, all, x[l])
-            };
-        }
+        small_digits(blocks, rows, first, (array(found), ties.into()), &x, digits);
     }
 }
 
@@ -183,14 +175,7 @@ fn mark_rows(rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]) -> Marks {
 fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
     let keys = picked.slots.each_ref().map(|s| load(s));
     let (found, ties) = select16(keys, load(&picked.ranks), &blocks.layout);
-    let found = array(found);
-    for (l, digit) in digits.iter_mut().enumerate() {
-        *digit = if !picked.small(l) || ties & (1 << l) != 0 {
-            picked.large(blocks, l)
-        } else {
-            blocks.layout.index(found[l]) as u32
-        };
-    }
+    picked.digits(blocks, (array(found), ties.into()), digits);
 }
 
 /// For eight lanes (lane `l` in word `l` of each vector): the key of rank `x` among 16

@@ -358,6 +358,24 @@ impl Picked<'_> {
         self.sizes[l] as usize <= SMALL_BUCKET
     }
 
+    /// Each lane's value from `found`, its key of its rank among its slots, unless its bucket
+    /// was not gathered or bit `l` of `ties` is set (leading bits tie): then by [`pick_large`].
+    #[inline(always)]
+    pub(super) fn digits(
+        &self,
+        blocks: &Blocks<'_>,
+        (found, ties): ([u64; CHUNK], u32),
+        digits: &mut [u32],
+    ) {
+        for (l, digit) in digits.iter_mut().enumerate() {
+            *digit = if !self.small(l) || ties & (1 << l) != 0 {
+                self.large(blocks, l)
+            } else {
+                blocks.layout.index(found[l]) as u32
+            };
+        }
+    }
+
     /// Lane `l`'s value by [`pick_large`].
     pub(super) fn large(&self, blocks: &Blocks<'_>, l: usize) -> u32 {
         let set = core::array::from_fn(|w| self.marks[w][l]);
@@ -443,9 +461,32 @@ pub(super) fn pick_large(
     blocks.layout.index(*nth) as u32
 }
 
+/// Each lane's π(x) from `found`, its key of rank x among all `n` keys (rows `rows` of the chunk
+/// from lane `first` on), unless bit `l` of `ties` is set: then its leading bits tie another
+/// key's and the pick is made again with whole values compared.
+#[inline(always)]
+pub(super) fn small_digits(
+    blocks: &Blocks<'_>,
+    rows: &[[u64; CHUNK]],
+    first: usize,
+    (found, ties): ([u64; CHUNK], u32),
+    x: &[u64; CHUNK],
+    digits: &mut [u32],
+) {
+    let n = blocks.layout.n as usize;
+    for (l, digit) in digits.iter_mut().enumerate() {
+        *digit = if ties & (1 << l) == 0 {
+            blocks.layout.index(found[l]) as u32
+        } else {
+            let all = core::array::from_fn(|w| mask_below(n, w));
+            pick_large(blocks, rows, first, l, all, x[l])
+        };
+    }
+}
+
 /// Word `w` of the set of values `0..n`.
 #[inline(always)]
-pub(super) fn mask_below(n: usize, w: usize) -> u64 {
+fn mask_below(n: usize, w: usize) -> u64 {
     match n.saturating_sub(64 * w) {
         0 => 0,
         bits @ 1..64 => (1 << bits) - 1,

@@ -254,12 +254,19 @@ impl BlockCipherEncClosure for Lockstep<'_> {
             Tweak::PerMessage(_) => AesBlock::default(),
         };
         let digits = self.domain.digits();
+        // Constant-time π of one message ranks its keys as they arrive (radices up to
+        // RANKED_RADIX); the ranks live here, set up once per call, not once per step.
+        let ranked = self.lanes == 1
+            && self.direction == Direction::Encrypt
+            && self.layout.selection == Selection::ConstantTime
+            && (0..digits).any(|i| self.domain.radix(i).unwrap_or(2) <= RANKED_RADIX);
         let mut group = Group {
             backend,
             ivs: ParBlocks::<B>::default(),
             layout: self.layout,
             keystream: self.keystream,
             keys: self.keys,
+            ranks: ranked.then(Ranks::new),
         };
         group.ivs.fill(shared);
         for (g, messages) in self.messages.chunks_mut(self.lanes * digits).enumerate() {
@@ -301,6 +308,8 @@ struct Group<'a, B: BlockCipherEncBackend<BlockSize = U16>> {
     keystream: &'a mut [u8],
     /// The keys of one lane's values, then its bucket counts (`layout.keys_stride()` entries).
     keys: &'a mut [u64],
+    /// For constant-time π of one message: its keys' ranks.
+    ranks: Option<Ranks>,
 }
 
 impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
@@ -375,16 +384,18 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             let keystream = &mut self.keystream[..ks_stride];
             let mut histogram = keyed.histogram(counts, count);
             // Constant-time π ranks the keys as they come, in the shadow of the chain.
-            let mut ranks = (forward && selection == Selection::ConstantTime && n <= RANKED_RADIX)
-                .then(Ranks::new);
+            let mut ranks = self.ranks.as_mut().filter(|_| n <= RANKED_RADIX);
+            if let Some(ranks) = ranks.as_deref_mut() {
+                ranks.reset(n);
+            }
             let sink = KeySink {
                 keys,
                 histogram: &mut histogram,
-                ranks: ranks.as_mut(),
+                ranks: ranks.as_deref_mut(),
             };
             single_chain(self.backend, states[0], blocks, &keyed, keystream, sink);
             let digit = &mut messages[i];
-            *digit = match &ranks {
+            *digit = match ranks {
                 Some(ranks) => keyed.pick_ranked(keystream, keys, ranks, *digit),
                 None => keyed.select_with(selection, keystream, keys, &histogram, forward, *digit),
             };
@@ -501,9 +512,14 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
     let n = keyed.n as usize;
     let file = histogram.files();
     let mut next = 0;
+    backend.encrypt_block_inplace(&mut state);
     for block in 0..blocks {
-        backend.encrypt_block_inplace(&mut state);
         keystream[block * 16..][..16].copy_from_slice(&state);
+        // The next block goes in flight before this one's keys are made, so that making them
+        // runs beside it, not after it.
+        if block + 1 < blocks {
+            backend.encrypt_block_inplace(&mut state);
+        }
         let produced = (block + 1) * 16;
         while next < n && keyed.ready_at(next) <= produced {
             let key = keyed.key(keystream, next);
@@ -512,7 +528,7 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
             } else {
                 keys[next] = key;
                 if let Some(ranks) = ranks.as_deref_mut() {
-                    keyed.rank_arrival(keys, next, ranks);
+                    keyed.rank_arrival(key, next, ranks);
                 }
             }
             next += 1;

@@ -44,6 +44,7 @@ pub(crate) mod per_lane {
             let pi = plain_permutation(&keystream, n, b);
             let mut keys = std::vec![0u64; n];
             let mut counts = [0u64; MAX_BUCKETS];
+            let mut ranks = Ranks::new();
             for x in 0..n as u32 {
                 let k = pi[x as usize];
                 // Fast selection with keys counted (lockstep) and filed (one message).
@@ -75,10 +76,11 @@ pub(crate) mod per_lane {
                 }
                 if n as u32 <= RANKED_RADIX {
                     // Constant-time π from ranks kept as the keys arrive (one message).
-                    let mut ranks = Ranks::new();
+                    // One `Ranks` for every x: each use starts from `reset`, as in the engine.
+                    ranks.reset(n as u32);
                     for j in 0..n {
                         keys[j] = layout.key(&keystream, j);
-                        layout.rank_arrival(&keys, j, &mut ranks);
+                        layout.rank_arrival(keys[j], j, &mut ranks);
                     }
                     let forward = layout.pick_ranked(&keystream, &keys, &ranks, x);
                     prop_assert_eq!(forward, k, "π({}) ranked on arrival, n {}, b {}", x, n, b);

@@ -78,9 +78,9 @@ pub(crate) mod per_lane {
                     // Constant-time π from ranks kept as the keys arrive (one message).
                     // One `Ranks` for every x: each use starts from `reset`, as in the engine.
                     ranks.reset(n as u32);
-                    for j in 0..n {
-                        keys[j] = layout.key(&keystream, j);
-                        layout.rank_arrival(keys[j], j, &mut ranks);
+                    for (j, key) in keys[..n].iter_mut().enumerate() {
+                        *key = layout.key(&keystream, j);
+                        layout.rank_arrival(*key, j, &mut ranks);
                     }
                     let forward = layout.pick_ranked(&keystream, &keys, &ranks, x);
                     prop_assert_eq!(forward, k, "π({}) ranked on arrival, n {}, b {}", x, n, b);

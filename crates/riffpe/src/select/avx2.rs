@@ -144,50 +144,63 @@ fn each_row(blocks: &Blocks<'_>, first: usize, count: usize, mut f: impl FnMut(u
         0x0001_0203_0405_0607,
     );
     let value_mask = _mm256_set1_epi64x(blocks.layout.value_mask() as i64);
-    let lines = |j: usize| -> [__m256i; 4] {
-        let (lines, _) = blocks.block_row(j)[first * 16..][..128].as_chunks::<32>();
-        core::array::from_fn(|i| load_bytes(&lines[i]))
-    };
+    // Macros, not closures: a build with many codegen units may leave a closure a call of its
+    // own, with its vectors passed through memory.
+    macro_rules! lines {
+        ($j:expr) => {{
+            let (lines, _) = blocks.block_row($j)[first * 16..][..128].as_chunks::<32>();
+            [
+                load_bytes(&lines[0]),
+                load_bytes(&lines[1]),
+                load_bytes(&lines[2]),
+                load_bytes(&lines[3]),
+            ]
+        }};
+    }
     // Unpacking interleaves the lanes as 0, 2, 1, 3; the permutation puts them back in order.
-    let half = |l: [__m256i; 4], second: bool| -> Row {
-        let pick = |a, b| {
-            let words = if second {
-                _mm256_unpackhi_epi64(a, b)
+    macro_rules! pick {
+        ($a:expr, $b:expr, $second:expr) => {{
+            let words = if $second {
+                _mm256_unpackhi_epi64($a, $b)
             } else {
-                _mm256_unpacklo_epi64(a, b)
+                _mm256_unpacklo_epi64($a, $b)
             };
             _mm256_shuffle_epi8(_mm256_permute4x64_epi64::<0b11_01_10_00>(words), swap)
-        };
-        [pick(l[0], l[1]), pick(l[2], l[3])]
-    };
+        }};
+    }
+    macro_rules! half {
+        ($lines:expr, $second:expr) => {{
+            let l: [__m256i; 4] = $lines;
+            [pick!(l[0], l[1], $second), pick!(l[2], l[3], $second)]
+        }};
+    }
     for k in 0..n {
         let offset = k * blocks.layout.bytes_per_value();
         let (block, byte) = (offset / 16, offset % 16);
-        let lead = match byte {
-            0 => half(lines(block), false),
-            8 => half(lines(block), true),
+        let lead: Row = match byte {
+            0 => half!(lines!(block), false),
+            8 => half!(lines!(block), true),
             _ => {
                 let (high, low) = if byte < 8 {
-                    let words = lines(block);
-                    (half(words, false), half(words, true))
+                    let words = lines!(block);
+                    (half!(words, false), half!(words, true))
                 } else {
-                    (half(lines(block), true), half(lines(block + 1), false))
+                    (half!(lines!(block), true), half!(lines!(block + 1), false))
                 };
                 let shift = 8 * (byte % 8) as i64;
                 let (up, down) = (_mm_cvtsi64_si128(shift), _mm_cvtsi64_si128(64 - shift));
-                core::array::from_fn(|h| {
+                let join = |h: usize| {
                     _mm256_or_si256(
                         _mm256_sll_epi64(high[h], up),
                         _mm256_srl_epi64(low[h], down),
                     )
-                })
+                };
+                [join(0), join(1)]
             }
         };
         let index = _mm256_set1_epi64x(k as i64);
-        f(
-            k,
-            lead.map(|lead| _mm256_or_si256(_mm256_and_si256(lead, value_mask), index)),
-        );
+        let key = |lead| _mm256_or_si256(_mm256_and_si256(lead, value_mask), index);
+        f(k, [key(lead[0]), key(lead[1])]);
     }
 }
 
@@ -222,7 +235,10 @@ fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
     let mut ties = 0;
     let (quads, _) = found.as_chunks_mut::<4>();
     for (half, (rank, quad)) in ranks.into_iter().zip(quads).enumerate() {
-        let keys = picked.slots.each_ref().map(|s| flip(load(s)[half]));
+        let mut keys = [_mm256_setzero_si256(); 16];
+        for (key, slot) in keys.iter_mut().zip(&picked.slots) {
+            *key = flip(load(slot)[half]);
+        }
         let (key, tied) = select16(keys, rank, &blocks.layout);
         store4(quad, key);
         ties |= tied << (4 * half);
@@ -237,7 +253,7 @@ fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn select16(mut keys: [__m256i; 16], x: __m256i, layout: &KeyLayout) -> (__m256i, u32) {
-    sort16(&mut keys, |a, b| {
+    sort16!(&mut keys, |a, b| {
         let greater = _mm256_cmpgt_epi64(a, b);
         (
             _mm256_blendv_epi8(a, b, greater),
@@ -358,7 +374,7 @@ fn inverse_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
                 .map_or(0, |&k| blocks.key(first + l, k as usize))
         });
         let pivot = load(&pivots);
-        let flipped = pivot.map(|p| flip(p));
+        let flipped = [flip(pivot[0]), flip(pivot[1])];
         let (mut below, mut same) = ([zero; 2], [zero; 2]);
         each_row(blocks, first, digits.len(), |_, keys| {
             for h in 0..2 {

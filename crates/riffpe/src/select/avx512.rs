@@ -173,7 +173,10 @@ fn mark_rows(rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]) -> Marks {
 /// [`super::rank_slots`], the eight lanes in one vector.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
-    let keys = picked.slots.each_ref().map(|s| load(s));
+    let mut keys = [_mm512_setzero_si512(); 16];
+    for (key, slot) in keys.iter_mut().zip(&picked.slots) {
+        *key = load(slot);
+    }
     let (found, ties) = select16(keys, load(&picked.ranks), &blocks.layout);
     picked.digits(blocks, (array(found), ties.into()), digits);
 }
@@ -184,9 +187,7 @@ fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn select16(mut keys: [__m512i; 16], x: __m512i, layout: &KeyLayout) -> (__m512i, __mmask8) {
-    sort16(&mut keys, |a, b| {
-        (_mm512_min_epu64(a, b), _mm512_max_epu64(a, b))
-    });
+    sort16!(&mut keys, |a, b| (_mm512_min_epu64(a, b), _mm512_max_epu64(a, b)));
     let mut found = _mm512_setzero_si512();
     for (rank, &key) in keys.iter().enumerate() {
         let here = _mm512_cmpeq_epu64_mask(x, _mm512_set1_epi64(rank as i64));

@@ -387,22 +387,29 @@ impl Picked<'_> {
 /// (smaller to `a`), the keys are in order. Batcher's odd–even merge sort, 63 pairs.
 pub(super) const SORT16: [(u8, u8); 63] = odd_even_merge_sort();
 
-/// Sorts 16 items by [`SORT16`], `exchange(a, b)` giving the smaller and the larger.
-/// Unrolled, so that the items stay in registers (a loop over the pairs goes through memory).
-#[inline(always)]
-pub(super) fn sort16<T: Copy>(items: &mut [T; 16], exchange: impl Fn(T, T) -> (T, T)) {
-    macro_rules! steps {
-        ($($i:literal)*) => {$(
-            let (a, b) = (SORT16[$i].0 as usize, SORT16[$i].1 as usize);
-            (items[a], items[b]) = exchange(items[a], items[b]);
-        )*};
-    }
-    steps!(
-        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
-        32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60
-        61 62
-    );
+/// Sorts 16 items (`&mut [T; 16]`) by [`SORT16`]: `sort16!(items, |a, b| exchange)`, the
+/// exchange giving the smaller and the larger of `a` and `b`. Unrolled, so that the items stay
+/// in registers (a loop over the pairs goes through memory), and a macro, so that the exchange
+/// is inlined at all 63 places (a closure may stay a call, its vectors passed through memory).
+macro_rules! sort16 {
+    ($items:expr, |$a:ident, $b:ident| $exchange:expr) => {
+        $crate::select::group::sort16!(
+            @steps $items, $a, $b, $exchange,
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+            32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60
+            61 62
+        )
+    };
+    (@steps $items:expr, $a:ident, $b:ident, $exchange:expr, $($i:literal)*) => {{
+        let items: &mut [_; 16] = $items;
+        $(
+            let pair = $crate::select::group::SORT16[$i];
+            let ($a, $b) = (items[pair.0 as usize], items[pair.1 as usize]);
+            (items[pair.0 as usize], items[pair.1 as usize]) = $exchange;
+        )*
+    }};
 }
+pub(crate) use sort16;
 
 /// The pairs of Batcher's odd–even merge sort of 16 items, layer by layer.
 pub(super) const fn odd_even_merge_sort() -> [(u8, u8); 63] {

@@ -168,7 +168,7 @@ mod group {
     fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
         let layout = &blocks.layout;
         let mut keys = picked.slots;
-        sort16(&mut keys, |a, b| {
+        sort16!(&mut keys, |a, b| {
             let min = core::array::from_fn(|l| a[l].min(b[l]));
             let max = core::array::from_fn(|l| a[l].max(b[l]));
             (min, max)
@@ -284,7 +284,7 @@ mod group {
         // principle).
         for bits in 0u32..1 << 16 {
             let mut items: [u8; 16] = core::array::from_fn(|i| (bits >> i & 1) as u8);
-            sort16(&mut items, |a, b| (a.min(b), a.max(b)));
+            sort16!(&mut items, |a, b| (a.min(b), a.max(b)));
             assert!(items.is_sorted(), "{bits:016b}");
         }
     }

@@ -223,12 +223,17 @@ impl Layout {
         (digit_bytes / 16 + 1).saturating_mul(16)
     }
 
-    /// Bytes of one lane's keystream buffer. It first holds the CBC-MAC input, then the
-    /// keystream, plus 16 bytes of slack so that a key can always read 8 bytes at a value.
+    /// Bytes of one lane's keystream buffer: the keystream plus 16 bytes of slack, so that a
+    /// key can always read 8 bytes at a value.
     fn keystream_stride_u64(&self) -> u64 {
-        (self.keystream_blocks().saturating_mul(16))
-            .max(self.mac_len_u64())
-            .saturating_add(16)
+        (self.keystream_blocks().saturating_mul(16)).saturating_add(16)
+    }
+
+    /// Bytes of one lane's share of scratch keystream: its keystream buffer and its CBC-MAC
+    /// input, which is kept between steps (each step changes three of its slots).
+    fn lane_bytes_u64(&self) -> u64 {
+        self.keystream_stride_u64()
+            .saturating_add(self.mac_len_u64())
     }
 
     /// Entries of the key buffer: a key per value, then the bucket counts. (Lockstep's group
@@ -240,7 +245,7 @@ impl Layout {
 
     /// Total scratch bytes of one lane, computed without overflow.
     fn scratch_bytes(&self) -> u64 {
-        self.keystream_stride_u64()
+        self.lane_bytes_u64()
             .saturating_add(self.keys_stride_u64().saturating_mul(8))
     }
 
@@ -254,10 +259,11 @@ impl Layout {
         self.keys_stride_u64() as usize
     }
 
-    /// Scratch for `lanes` messages in lockstep: a keystream and keys per lane.
+    /// Scratch for `lanes` messages in lockstep: a keystream buffer, a CBC-MAC input and keys
+    /// per lane (the keystream buffers first, then the CBC-MAC inputs).
     pub fn scratch_size(&self, lanes: usize) -> crate::ScratchSize {
         crate::ScratchSize {
-            keystream_bytes: lanes * self.keystream_stride(),
+            keystream_bytes: lanes * self.lane_bytes_u64() as usize,
             keys: lanes * self.keys_stride(),
         }
     }

@@ -264,6 +264,8 @@ impl BlockCipherEncClosure for Lockstep<'_> {
             backend,
             ivs: ParBlocks::<B>::default(),
             layout: self.layout,
+            macs: self.lanes * self.layout.keystream_stride(),
+            encoded: None,
             keystream: self.keystream,
             keys: self.keys,
             ranks: ranked.then(Ranks::new),
@@ -271,6 +273,7 @@ impl BlockCipherEncClosure for Lockstep<'_> {
         group.ivs.fill(shared);
         for (g, messages) in self.messages.chunks_mut(self.lanes * digits).enumerate() {
             let lanes = messages.len() / digits;
+            group.encoded = None;
             if let Tweak::PerMessage(tweaks) = self.tweak {
                 let tweaks = &tweaks[g * self.lanes..][..lanes];
                 for (iv, tweak) in group.ivs.iter_mut().zip(tweaks) {
@@ -304,7 +307,11 @@ struct Group<'a, B: BlockCipherEncBackend<BlockSize = U16>> {
     /// IV0 of each lane's message.
     ivs: ParBlocks<B>,
     layout: &'a Layout,
-    /// Per lane: the CBC-MAC input, then the keystream (`layout.keystream_stride()` bytes).
+    /// Where the lanes' CBC-MAC inputs start in `keystream` (`layout.mac_len()` bytes a lane),
+    /// after a keystream buffer per lane (`layout.keystream_stride()` bytes).
+    macs: usize,
+    /// The position whose step the CBC-MAC inputs were last written for, if any in this group.
+    encoded: Option<usize>,
     keystream: &'a mut [u8],
     /// The keys of one lane's values, then its bucket counts (`layout.keys_stride()` entries).
     keys: &'a mut [u64],
@@ -349,14 +356,19 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         let keyed = KeyLayout::new(n, self.layout.bytes_per_value);
 
         // S_0 = cbcmac(IV0, pkcs7(LEw(m_0) … LEw(m_{l-1}) || LEw(i))), slot i holding LEw(f).
+        // Written whole at a group's first step; after that, a step changes three slots.
         let mac_len = self.layout.mac_len();
+        let previous = self.encoded.replace(i);
         for lane in 0..lanes {
             let message = &messages[lane * digits..][..digits];
-            let buf = &mut self.keystream[lane * ks_stride..][..mac_len];
-            match width {
-                1 => encode::<1>(buf, message, i, phase),
-                2 => encode::<2>(buf, message, i, phase),
-                _ => encode::<4>(buf, message, i, phase),
+            let buf = &mut self.keystream[self.macs + lane * mac_len..][..mac_len];
+            match (width, previous) {
+                (1, None) => encode::<1>(buf, message, i, phase),
+                (2, None) => encode::<2>(buf, message, i, phase),
+                (_, None) => encode::<4>(buf, message, i, phase),
+                (1, Some(previous)) => update::<1>(buf, message, previous, i, phase),
+                (2, Some(previous)) => update::<2>(buf, message, previous, i, phase),
+                (_, Some(previous)) => update::<4>(buf, message, previous, i, phase),
             }
         }
         // The chains, one per lane, in a local that stays in registers where the backend's
@@ -364,7 +376,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         let mut states = self.ivs.clone();
         for block in 0..mac_len / 16 {
             for lane in 0..lanes {
-                let input = &self.keystream[lane * ks_stride + block * 16..][..16];
+                let input = &self.keystream[self.macs + lane * mac_len + block * 16..][..16];
                 xor_block(&mut states[lane], input);
             }
             self.encrypt_states(&mut states, lanes);
@@ -544,6 +556,19 @@ fn xor_block(state: &mut AesBlock, input: &[u8]) {
     bytes.copy_from_slice(input);
     let sum = u128::from_ne_bytes((*state).into()) ^ u128::from_ne_bytes(bytes);
     *state = sum.to_ne_bytes().into();
+}
+
+/// Turns what [`encode`] wrote for the step at position `previous` into what it writes for
+/// `(i, phase)`: slot `previous` gets back its digit (changed by that step), slot `i` holds
+/// `LEw(phase)` and the last slot `LEw(i)`.
+#[inline(always)]
+fn update<const W: usize>(buf: &mut [u8], message: &[u32], previous: usize, i: usize, phase: u32) {
+    let put = |buf: &mut [u8], slot: usize, value: u32| {
+        buf[slot * W..][..W].copy_from_slice(&value.to_le_bytes()[..W]);
+    };
+    put(buf, previous, message[previous]);
+    put(buf, i, phase);
+    put(buf, message.len(), i as u32);
 }
 
 /// Writes `pkcs7(LEw(m_0) … LEw(m_{l-1}) || LEw(i))` with slot `i` holding `LEw(phase)`.

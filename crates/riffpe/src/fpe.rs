@@ -338,9 +338,10 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
     }
 }
 
-/// Scratch that fits on the stack: keystreams up to 4 KiB (plus the buffers' slack)…
+/// Scratch that fits on the stack: keystreams up to 4 KiB (plus the buffer's slack and a
+/// CBC-MAC input of up to four blocks)…
 #[cfg(feature = "alloc")]
-const STACK_KEYSTREAM: usize = 4096 + 16;
+const STACK_KEYSTREAM: usize = 4096 + 16 + 64;
 /// …and radices up to 256 (a key and a bucket each).
 #[cfg(feature = "alloc")]
 const STACK_KEYS: usize = 512;

@@ -20,9 +20,10 @@ pub struct ScratchSize {
 /// use riffpe::{Riffpe, Scratch, Tweak};
 ///
 /// let fpe = Riffpe::new(10, 6, &[0x2b; 16], b"tweak")?;
-/// let size = fpe.scratch_size(); // 10 values of 16 bytes, with slack; 10 keys, 16 buckets
-/// assert_eq!((size.keystream_bytes, size.keys), (176, 26));
-/// let (mut keystream, mut keys) = ([0u8; 176], [0u64; 26]);
+/// // 10 values of 16 bytes with slack, and a CBC-MAC block; 10 keys, 16 buckets
+/// let size = fpe.scratch_size();
+/// assert_eq!((size.keystream_bytes, size.keys), (192, 26));
+/// let (mut keystream, mut keys) = ([0u8; 192], [0u64; 26]);
 /// let mut scratch = Scratch::new(&mut keystream, &mut keys);
 ///
 /// let mut digits = [1, 2, 3, 4, 5, 6];

@@ -187,7 +187,10 @@ fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn select16(mut keys: [__m512i; 16], x: __m512i, layout: &KeyLayout) -> (__m512i, __mmask8) {
-    sort16!(&mut keys, |a, b| (_mm512_min_epu64(a, b), _mm512_max_epu64(a, b)));
+    sort16!(&mut keys, |a, b| (
+        _mm512_min_epu64(a, b),
+        _mm512_max_epu64(a, b)
+    ));
     let mut found = _mm512_setzero_si512();
     for (rank, &key) in keys.iter().enumerate() {
         let here = _mm512_cmpeq_epu64_mask(x, _mm512_set1_epi64(rank as i64));

@@ -563,12 +563,15 @@ fn xor_block(state: &mut AesBlock, input: &[u8]) {
 /// `LEw(phase)` and the last slot `LEw(i)`.
 #[inline(always)]
 fn update<const W: usize>(buf: &mut [u8], message: &[u32], previous: usize, i: usize, phase: u32) {
-    let put = |buf: &mut [u8], slot: usize, value: u32| {
-        buf[slot * W..][..W].copy_from_slice(&value.to_le_bytes()[..W]);
-    };
-    put(buf, previous, message[previous]);
-    put(buf, i, phase);
-    put(buf, message.len(), i as u32);
+    put::<W>(buf, previous, message[previous]);
+    put::<W>(buf, i, phase);
+    put::<W>(buf, message.len(), i as u32);
+}
+
+/// Writes `LEw(value)` into slot `slot`.
+#[inline(always)]
+fn put<const W: usize>(buf: &mut [u8], slot: usize, value: u32) {
+    buf[slot * W..][..W].copy_from_slice(&value.to_le_bytes()[..W]);
 }
 
 /// Writes `pkcs7(LEw(m_0) … LEw(m_{l-1}) || LEw(i))` with slot `i` holding `LEw(phase)`.
@@ -582,9 +585,6 @@ fn encode<const W: usize>(buf: &mut [u8], message: &[u32], i: usize, phase: u32)
     for (slot, &digit) in buf.chunks_exact_mut(W).zip(message) {
         slot.copy_from_slice(&digit.to_le_bytes()[..W]);
     }
-    let put = |buf: &mut [u8], slot: usize, value: u32| {
-        buf[slot * W..][..W].copy_from_slice(&value.to_le_bytes()[..W]);
-    };
-    put(buf, i, phase);
-    put(buf, message.len(), i as u32);
+    put::<W>(buf, i, phase);
+    put::<W>(buf, message.len(), i as u32);
 }

@@ -10,8 +10,9 @@ use riffpe::integer::{DigitOrder, from_digits, to_digits};
 use riffpe::{Error, Riffpe, Scratch, Tweak};
 
 /// Radix 100, 3 digits: a 6-digit account number. Keystream scratch: 100 values of 18 bytes in
-/// whole AES blocks, plus one block of slack (what `fpe.scratch_size()` reports: 1824).
-const KEYSTREAM_BYTES: usize = (100 * 18_usize).div_ceil(16) * 16 + 16;
+/// whole AES blocks, one block of slack, and the CBC-MAC input (three one-byte digits and the
+/// position, padded to a block): what `fpe.scratch_size()` reports, 1840.
+const KEYSTREAM_BYTES: usize = (100 * 18_usize).div_ceil(16) * 16 + 16 + 16;
 /// Key scratch: one 64-bit sort key per value plus 16 bucket counters (116).
 const KEYS: usize = 100 + 16;
 

@@ -88,8 +88,9 @@ fn to_u64(n: usize) -> u64 {
 }
 
 /// Bounds on the bytes of one digit step's scratch for the largest radix `n`: at least the
-/// keystream `⌈n·b/16⌉·16`; at most that (or the padded digit buffer) plus a block of slack
-/// and an 8-byte key per value plus 256 bucket counters.
+/// keystream `⌈n·b/16⌉·16`; at most that plus a block of slack, the padded digit buffer (the
+/// CBC-MAC input, kept beside the keystream) and an 8-byte key per value plus 256 bucket
+/// counters.
 fn scratch_bounds(case: &Case) -> (u64, u64) {
     let params = &case.params;
     let n = u64::from(params.max_radix());
@@ -104,8 +105,8 @@ fn scratch_bounds(case: &Case) -> (u64, u64) {
         .saturating_add(1)
         .saturating_mul(16);
     let upper = keystream
-        .max(mac)
         .saturating_add(16)
+        .saturating_add(mac)
         .saturating_add(n.saturating_add(256).saturating_mul(8));
     (keystream, upper)
 }

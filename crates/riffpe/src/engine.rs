@@ -17,7 +17,9 @@ use cipher::{
 
 use crate::domain::{Domain, Layout};
 use crate::select::group::{self, Blocks, Work};
-use crate::select::{Histogram, Kernel, KeyLayout, RANKED_RADIX, Ranks, Selection};
+use crate::select::{
+    Halves, Histogram, Kernel, KeyLayout, RANKED_RADIX, Ranks, SEARCHED_RADIX, Selection,
+};
 use crate::{MessageError, Scratch, Tweak};
 
 /// One AES block.
@@ -254,12 +256,15 @@ impl BlockCipherEncClosure for Lockstep<'_> {
             Tweak::PerMessage(_) => AesBlock::default(),
         };
         let digits = self.domain.digits();
-        // Constant-time π of one message ranks its keys as they arrive (radices up to
-        // RANKED_RADIX); the ranks live here, set up once per call, not once per step.
-        let ranked = self.lanes == 1
+        // Constant-time π of one message ranks its keys as they arrive (radices below
+        // SEARCHED_RADIX), or keeps them to search after the chain (up to RANKED_RADIX); what
+        // that takes lives here, set up once per call, not once per step.
+        let kept = self.lanes == 1
             && self.direction == Direction::Encrypt
-            && self.layout.selection == Selection::ConstantTime
-            && (0..digits).any(|i| self.domain.radix(i).unwrap_or(2) <= RANKED_RADIX);
+            && self.layout.selection == Selection::ConstantTime;
+        let radices = || (0..digits).map(|i| self.domain.radix(i).unwrap_or(2));
+        let ranked = kept && radices().any(|n| n < SEARCHED_RADIX);
+        let searched = kept && radices().any(|n| (SEARCHED_RADIX..=RANKED_RADIX).contains(&n));
         let mut group = Group {
             backend,
             ivs: ParBlocks::<B>::default(),
@@ -269,6 +274,7 @@ impl BlockCipherEncClosure for Lockstep<'_> {
             keystream: self.keystream,
             keys: self.keys,
             ranks: ranked.then(Ranks::new),
+            halves: searched.then(Halves::new),
         };
         group.ivs.fill(shared);
         for (g, messages) in self.messages.chunks_mut(self.lanes * digits).enumerate() {
@@ -315,8 +321,9 @@ struct Group<'a, B: BlockCipherEncBackend<BlockSize = U16>> {
     keystream: &'a mut [u8],
     /// The keys of one lane's values, then its bucket counts (`layout.keys_stride()` entries).
     keys: &'a mut [u64],
-    /// For constant-time π of one message: its keys' ranks.
+    /// For constant-time π of one message: its keys' ranks, or its keys kept for a search.
     ranks: Option<Ranks>,
+    halves: Option<Halves>,
 }
 
 impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
@@ -395,21 +402,30 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             // file them by bucket, which spares selection a pass over all keys.
             let keystream = &mut self.keystream[..ks_stride];
             let mut histogram = keyed.histogram(counts, count);
-            // Constant-time π ranks the keys as they come, in the shadow of the chain.
-            let mut ranks = self.ranks.as_mut().filter(|_| n <= RANKED_RADIX);
+            // Constant-time π ranks the keys as they come, in the shadow of the chain, or
+            // keeps them for a search after it.
+            let mut ranks = self.ranks.as_mut().filter(|_| n < SEARCHED_RADIX);
             if let Some(ranks) = ranks.as_deref_mut() {
                 ranks.reset(n);
+            }
+            let mut halves = self.halves.as_mut().filter(|_| n >= SEARCHED_RADIX);
+            if let Some(halves) = halves.as_deref_mut() {
+                halves.reset(n as usize);
             }
             let sink = KeySink {
                 keys,
                 histogram: &mut histogram,
                 ranks: ranks.as_deref_mut(),
+                halves: halves.as_deref_mut(),
             };
             single_chain(self.backend, states[0], blocks, &keyed, keystream, sink);
             let digit = &mut messages[i];
-            *digit = match ranks {
-                Some(ranks) => keyed.pick_ranked(keystream, keys, ranks, *digit),
-                None => keyed.select_with(selection, keystream, keys, &histogram, forward, *digit),
+            *digit = match (ranks, halves) {
+                (Some(ranks), _) => keyed.pick_ranked(keystream, keys, ranks, *digit),
+                (None, Some(halves)) => keyed.pick_searched(keystream, keys, halves, *digit),
+                (None, None) => {
+                    keyed.select_with(selection, keystream, keys, &histogram, forward, *digit)
+                }
             };
         } else if let Kernel::Group(kernel) = self.layout.kernel
             && self.keys.len() >= Work::words(n)
@@ -503,10 +519,12 @@ struct KeySink<'k, 'c> {
     keys: &'k mut [u64],
     histogram: &'k mut Histogram<'c>,
     ranks: Option<&'k mut Ranks>,
+    halves: Option<&'k mut Halves>,
 }
 
 /// The keystream of one lane and its keys, generated block by block; the keys are filed into
-/// the histogram if it files keys, else stored in order (and ranked, if ranks are kept).
+/// the histogram if it files keys, else stored in order (and ranked or kept in halves, if
+/// either is asked for).
 #[inline(always)]
 fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
     backend: &B,
@@ -520,6 +538,7 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
         keys,
         histogram,
         mut ranks,
+        mut halves,
     } = sink;
     let n = keyed.n as usize;
     let file = histogram.files();
@@ -541,6 +560,8 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
                 keys[next] = key;
                 if let Some(ranks) = ranks.as_deref_mut() {
                     keyed.rank_arrival(key, next, ranks);
+                } else if let Some(halves) = halves.as_deref_mut() {
+                    halves.set(next, key);
                 }
             }
             next += 1;

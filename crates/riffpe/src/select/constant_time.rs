@@ -4,14 +4,22 @@
 use super::KeyLayout;
 use super::mask;
 
-/// Largest radix whose keys [`Ranks`] ranks as they arrive.
+/// Largest radix whose keys one message keeps as they arrive ([`Ranks`], [`Halves`]).
 pub(crate) const RANKED_RADIX: u32 = 256;
+
+/// Radices from this one on search for π(x) after the chain ([`Halves::search`]) instead of
+/// ranking each key as it arrives: the n²/2 compares of ranking outgrow what hides behind the
+/// chain, while the search's 64 passes over n keys stay short beside it.
+pub(crate) const SEARCHED_RADIX: u32 = 144;
 
 /// Keys ranked side by side: a multiple of every SIMD width the ranking loop compiles to.
 const LANES: usize = 4;
 
 /// Keys with the top bit flipped order as signed numbers do, which SIMD compares natively.
 const SIGN: u64 = 1 << 63;
+
+/// The same for a key's halves.
+const SIGN32: u32 = 1 << 31;
 
 /// The ranks of one message's keys, kept up to date as each key arrives from its AES chain
 /// ([`KeyLayout::rank_arrival`]): one message is bound by AES latency, so the n²/2 compares run
@@ -32,7 +40,7 @@ impl Ranks {
         }
     }
 
-    /// Ready for a step of radix `n` (at most [`RANKED_RADIX`]): only the entries it compares
+    /// Ready for a step of radix `n` (below [`SEARCHED_RADIX`]): only the entries it compares
     /// are cleared.
     #[inline(always)]
     pub(crate) fn reset(&mut self, n: u32) {
@@ -42,12 +50,121 @@ impl Ranks {
     }
 }
 
+/// One message's keys for constant-time π from radix [`SEARCHED_RADIX`] to [`RANKED_RADIX`],
+/// kept as they arrive ([`Halves::set`]) and searched after the chain ([`Halves::search`]):
+/// split into sign-flipped 32-bit halves, so that a SIMD compare takes twice as many.
+pub(crate) struct Halves {
+    high: [i32; RANKED_RADIX as usize],
+    low: [i32; RANKED_RADIX as usize],
+    /// Keys kept, rounded up to whole chunks of [`HALF_LANES`].
+    len: usize,
+}
+
+/// Halves compared side by side: a multiple of every SIMD width the search compiles to.
+const HALF_LANES: usize = 8;
+
+impl Halves {
+    #[inline(always)]
+    pub(crate) fn new() -> Self {
+        Halves {
+            high: [i32::MAX; RANKED_RADIX as usize],
+            low: [i32::MAX; RANKED_RADIX as usize],
+            len: 0,
+        }
+    }
+
+    /// Ready for `n` keys. Past them, both halves are the largest value, which no candidate
+    /// lies above, so padding never counts.
+    #[inline(always)]
+    pub(crate) fn reset(&mut self, n: usize) {
+        self.len = n.next_multiple_of(HALF_LANES);
+        self.high[..self.len].fill(i32::MAX);
+        self.low[..self.len].fill(i32::MAX);
+    }
+
+    /// Keeps key `j`.
+    #[inline(always)]
+    pub(crate) fn set(&mut self, j: usize, key: u64) {
+        self.high[j] = ((key >> 32) as u32 ^ SIGN32) as i32;
+        self.low[j] = (key as u32 ^ SIGN32) as i32;
+    }
+
+    /// The key of rank `x` (0-based) among those kept, found bit by bit from the top: a
+    /// candidate bit is kept when at most x keys lie below the candidate, so the result is
+    /// the largest value with at most x keys below it, which is the key of rank x (keys are
+    /// distinct). 64 passes over all keys, each branch-free: the high halves first, then the
+    /// low halves of the keys whose high half is the answer's.
+    #[inline(always)]
+    pub(crate) fn search(&self, x: u32) -> u64 {
+        let len = self.len;
+        let below = |halves: &[i32], candidate: u32| -> u32 {
+            let candidate = (candidate ^ SIGN32) as i32;
+            halves[..len]
+                .iter()
+                .map(|&h| u32::from(h < candidate))
+                .sum()
+        };
+        let mut high = 0u32;
+        for bit in (0..32).rev() {
+            let candidate = high | 1 << bit;
+            high = pick32(below(&self.high, candidate) <= x, candidate, high);
+        }
+        // Keys whose high half is below the answer's all lie below; of the others, only those
+        // with the same high half can, by their low halves.
+        let flipped = (high ^ SIGN32) as i32;
+        let mut low_of_equal = [i32::MAX; RANKED_RADIX as usize];
+        let mut under = 0u32;
+        for ((low, &h), &l) in low_of_equal[..len]
+            .iter_mut()
+            .zip(&self.high[..len])
+            .zip(&self.low[..len])
+        {
+            under += u32::from(h < flipped);
+            *low = pick32(h == flipped, l as u32, i32::MAX as u32) as i32;
+        }
+        let mut low = 0u32;
+        for bit in (0..32).rev() {
+            let candidate = low | 1 << bit;
+            low = pick32(under + below(&low_of_equal, candidate) <= x, candidate, low);
+        }
+        u64::from(high) << 32 | u64::from(low)
+    }
+}
+
+/// The key of rank `x` (0-based) among distinct `keys`, as [`Halves::search`] finds it but
+/// over whole keys: 64 branch-free passes.
+#[inline(always)]
+fn search_keys(keys: &[u64], x: u32) -> u64 {
+    let mut found = 0u64;
+    for bit in (0..64).rev() {
+        let candidate = found | 1 << bit;
+        let below: u32 = keys.iter().map(|&key| u32::from(key < candidate)).sum();
+        let take = mask(below <= x);
+        found = (candidate & take) | (found & !take);
+    }
+    found
+}
+
+/// `yes` if `condition`, else `no`, by masks rather than a branch.
+#[inline(always)]
+fn pick32(condition: bool, yes: u32, no: u32) -> u32 {
+    let take = u32::from(condition).wrapping_neg();
+    (yes & take) | (no & !take)
+}
+
 impl KeyLayout {
     /// π(x) without secret-dependent branches or memory accesses: every key's rank is
-    /// counted, and the index whose rank is x is picked with masks.
+    /// counted, and the index whose rank is x is picked with masks; from [`SEARCHED_RADIX`]
+    /// on, where n² compares cost more, the key of rank x is searched for bit by bit
+    /// ([`search_keys`]: 64 passes over the keys).
     #[inline(always)]
     pub(super) fn forward_constant_time(&self, keystream: &[u8], keys: &[u64], x: u32) -> u32 {
-        self.pick(keystream, &keys[..self.n as usize], x)
+        let keys = &keys[..self.n as usize];
+        if self.n < SEARCHED_RADIX {
+            self.pick(keystream, keys, x)
+        } else {
+            self.index_unless_tied(keystream, keys, search_keys(keys, x), x)
+        }
     }
 
     /// Ranks `key`, the key of value `j` (keys arrive in order), against the keys before it,
@@ -73,7 +190,7 @@ impl KeyLayout {
     /// π(x) from the ranks of all `n` keys, picked with masks. Key order is pair order except
     /// among keys whose leading bits tie, which sit side by side in both orders; so only if
     /// the picked key ties with another (and keys are not exact) is π(x) ranked again with
-    /// whole values compared, as [`Self::forward_constant_time`] does.
+    /// whole values compared.
     #[inline(always)]
     pub(crate) fn pick_ranked(&self, keystream: &[u8], keys: &[u64], ranks: &Ranks, x: u32) -> u32 {
         let n = self.n as usize;
@@ -87,7 +204,34 @@ impl KeyLayout {
             same_lead += u32::from(self.same_lead(key as u64, found));
         }
         if !self.exact() && same_lead != 1 {
-            return self.forward_constant_time(keystream, keys, x as u32);
+            return self.pick(keystream, &keys[..n], x as u32);
+        }
+        (found & self.index_mask()) as u32
+    }
+
+    /// π(x) from the kept halves of all `n` keys, by [`Halves::search`]; ties as for
+    /// [`Self::pick_ranked`].
+    #[inline(always)]
+    pub(crate) fn pick_searched(
+        &self,
+        keystream: &[u8],
+        keys: &[u64],
+        halves: &Halves,
+        x: u32,
+    ) -> u32 {
+        self.index_unless_tied(keystream, keys, halves.search(x), x)
+    }
+
+    /// The index `found`, the key of rank x, carries; unless another key shares its leading
+    /// bits (and keys are not exact): then π(x) is picked again with whole values compared.
+    #[inline(always)]
+    fn index_unless_tied(&self, keystream: &[u8], keys: &[u64], found: u64, x: u32) -> u32 {
+        let mut same_lead = 0u32;
+        for &key in &keys[..self.n as usize] {
+            same_lead += u32::from(self.same_lead(key, found));
+        }
+        if !self.exact() && same_lead != 1 {
+            return self.pick(keystream, &keys[..self.n as usize], x);
         }
         (found & self.index_mask()) as u32
     }
@@ -102,5 +246,52 @@ impl KeyLayout {
             pivot |= key & mask(j as u32 == k);
         }
         self.rank(keystream, keys.iter().copied(), pivot)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    /// Distinct keys whose high halves come from a tiny alphabet (so that many tie and the
+    /// low halves decide) or are arbitrary, and whose lows share bits with each other.
+    fn keys() -> impl Strategy<Value = Vec<u64>> {
+        let high = prop_oneof![
+            0u64..3,
+            Just(u64::from(u32::MAX)),
+            any::<u32>().prop_map(u64::from)
+        ];
+        let low = prop_oneof![0u64..4, any::<u32>().prop_map(u64::from)];
+        proptest::collection::btree_set((high, low).prop_map(|(h, l)| h << 32 | l), 1..=256)
+            .prop_map(|set| set.into_iter().collect())
+    }
+
+    proptest! {
+        #[test]
+        fn search_finds_the_key_of_each_rank(mut keys in keys(), seed in any::<u64>()) {
+            // Kept in an order other than sorted, as keys arrive.
+            let len = keys.len();
+            keys.rotate_left(seed as usize % len);
+            let mut halves = Halves::new();
+            // A previous, longer step's halves must not leak into this one.
+            halves.reset(RANKED_RADIX as usize);
+            for j in 0..RANKED_RADIX as usize {
+                halves.set(j, seed.wrapping_mul(j as u64 + 1));
+            }
+            halves.reset(len);
+            for (j, &key) in keys.iter().enumerate() {
+                halves.set(j, key);
+            }
+            let mut sorted = keys.clone();
+            sorted.sort_unstable();
+            for (x, &expected) in sorted.iter().enumerate() {
+                prop_assert_eq!(halves.search(x as u32), expected, "rank {} of {}", x, len);
+                prop_assert_eq!(search_keys(&keys, x as u32), expected, "rank {} of {}", x, len);
+            }
+        }
     }
 }

@@ -7,7 +7,7 @@ pub(crate) mod per_lane {
 
     extern crate std;
 
-    use crate::select::{KeyLayout, MAX_BUCKETS, RANKED_RADIX, Ranks, Selection};
+    use crate::select::{Halves, KeyLayout, MAX_BUCKETS, RANKED_RADIX, Ranks, Selection};
     use proptest::prelude::*;
     use std::vec::Vec;
 
@@ -45,6 +45,7 @@ pub(crate) mod per_lane {
             let mut keys = std::vec![0u64; n];
             let mut counts = [0u64; MAX_BUCKETS];
             let mut ranks = Ranks::new();
+            let mut halves = Halves::new();
             for x in 0..n as u32 {
                 let k = pi[x as usize];
                 // Fast selection with keys counted (lockstep) and filed (one message).
@@ -75,15 +76,21 @@ pub(crate) mod per_lane {
                     prop_assert_eq!(inverse, x, "π⁻¹({}), {:?}, n {}, b {}", k, selection, n, b);
                 }
                 if n as u32 <= RANKED_RADIX {
-                    // Constant-time π from ranks kept as the keys arrive (one message).
-                    // One `Ranks` for every x: each use starts from `reset`, as in the engine.
+                    // Constant-time π from ranks kept as the keys arrive (one message), and
+                    // from the keys' halves searched after the chain (both at every radix
+                    // here, though the engine takes one by the radix). One `Ranks` and one
+                    // `Halves` for every x: each use starts from `reset`, as in the engine.
                     ranks.reset(n as u32);
+                    halves.reset(n);
                     for (j, key) in keys[..n].iter_mut().enumerate() {
                         *key = layout.key(&keystream, j);
                         layout.rank_arrival(*key, j, &mut ranks);
+                        halves.set(j, *key);
                     }
                     let forward = layout.pick_ranked(&keystream, &keys, &ranks, x);
                     prop_assert_eq!(forward, k, "π({}) ranked on arrival, n {}, b {}", x, n, b);
+                    let forward = layout.pick_searched(&keystream, &keys, &halves, x);
+                    prop_assert_eq!(forward, k, "π({}) searched, n {}, b {}", x, n, b);
                 }
                 prop_assert_eq!(
                     layout.inverse_from_keystream(&keystream, k),

@@ -408,7 +408,8 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             if let Some(ranks) = ranks.as_deref_mut() {
                 ranks.reset(n);
             }
-            let mut halves = self.halves.as_mut().filter(|_| n >= SEARCHED_RADIX);
+            let searched = (SEARCHED_RADIX..=RANKED_RADIX).contains(&n);
+            let mut halves = self.halves.as_mut().filter(|_| searched);
             if let Some(halves) = halves.as_deref_mut() {
                 halves.reset(n as usize);
             }

@@ -15,6 +15,11 @@ pub(crate) const SEARCHED_RADIX: u32 = 144;
 /// Keys ranked side by side: a multiple of every SIMD width the ranking loop compiles to.
 const LANES: usize = 4;
 
+/// Radices below this one pick π(x) by ranking every key ([`KeyLayout::pick`]) where keys are
+/// not ranked as they arrive (lockstep, radices above [`RANKED_RADIX`]); from it on, a search
+/// ([`Halves::search`], [`search_keys`]) costs less than n² compares.
+const PICKED_RADIX: u32 = 48;
+
 /// Keys with the top bit flipped order as signed numbers do, which SIMD compares natively.
 const SIGN: u64 = 1 << 63;
 
@@ -154,17 +159,26 @@ fn pick32(condition: bool, yes: u32, no: u32) -> u32 {
 
 impl KeyLayout {
     /// π(x) without secret-dependent branches or memory accesses: every key's rank is
-    /// counted, and the index whose rank is x is picked with masks; from [`SEARCHED_RADIX`]
-    /// on, where n² compares cost more, the key of rank x is searched for bit by bit
-    /// ([`search_keys`]: 64 passes over the keys).
+    /// counted, and the index whose rank is x is picked with masks; from [`PICKED_RADIX`] on,
+    /// where n² compares cost more, the key of rank x is searched for bit by bit (64 passes
+    /// over the keys, by halves up to [`RANKED_RADIX`]).
     #[inline(always)]
     pub(super) fn forward_constant_time(&self, keystream: &[u8], keys: &[u64], x: u32) -> u32 {
         let keys = &keys[..self.n as usize];
-        if self.n < SEARCHED_RADIX {
-            self.pick(keystream, keys, x)
-        } else {
-            self.index_unless_tied(keystream, keys, search_keys(keys, x), x)
+        if self.n < PICKED_RADIX {
+            return self.pick(keystream, keys, x);
         }
+        let found = if self.n <= RANKED_RADIX {
+            let mut halves = Halves::new();
+            halves.reset(keys.len());
+            for (j, &key) in keys.iter().enumerate() {
+                halves.set(j, key);
+            }
+            halves.search(x)
+        } else {
+            search_keys(keys, x)
+        };
+        self.index_unless_tied(keystream, keys, found, x)
     }
 
     /// Ranks `key`, the key of value `j` (keys arrive in order), against the keys before it,

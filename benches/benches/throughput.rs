@@ -49,6 +49,14 @@ const ALL_WAYS: [(&str, Way); 3] = [
     ("parallel", Way::Batch(Mode::Parallel)),
 ];
 
+/// The batch modes alone.
+fn batch_ways() -> Vec<(&'static str, Way)> {
+    ALL_WAYS
+        .into_iter()
+        .filter(|(_, way)| matches!(way, Way::Batch(_)))
+        .collect()
+}
+
 /// The baseline: each number to digits, through `encrypt_with` alone, and back, with one
 /// scratch for all, as the batch does per chunk.
 fn one_at_a_time(
@@ -134,11 +142,11 @@ fn throughput(c: &mut Criterion) {
                 // One message at a time costs the same per number at any size (minutes an
                 // iteration at 64 MiB), so the larger sizes compare the batch modes only.
                 let ways = if bytes == MIB {
-                    &ALL_WAYS[..]
+                    ALL_WAYS.to_vec()
                 } else {
-                    &ALL_WAYS[1..]
+                    batch_ways()
                 };
-                bench_ways(&mut group, &log, &fpe, count, &input, ways, encrypt);
+                bench_ways(&mut group, &log, &fpe, count, &input, &ways, encrypt);
             }
         }
         group.finish();
@@ -156,7 +164,7 @@ fn small_arrays(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(3));
     for count in [32, 128, 512, 2048] {
         let input = format!("Riffpe(100,8) b=16 {count} numbers");
-        bench_ways(&mut group, &log, &fpe, count, &input, &ALL_WAYS[1..], true);
+        bench_ways(&mut group, &log, &fpe, count, &input, &batch_ways(), true);
     }
     group.finish();
 }

@@ -9,8 +9,8 @@ pub(crate) const RANKED_RADIX: u32 = 256;
 
 /// Radices from this one on search for π(x) after the chain ([`Halves::search`]) instead of
 /// ranking each key as it arrives: the n²/2 compares of ranking outgrow what hides behind the
-/// chain, while the search's 64 passes over n keys stay short beside it.
-pub(crate) const SEARCHED_RADIX: u32 = 144;
+/// chain, while the search's 32 passes over n keys (two bits a pass) stay short beside it.
+pub(crate) const SEARCHED_RADIX: u32 = 128;
 
 /// Keys ranked side by side: a multiple of every SIMD width the ranking loop compiles to.
 const LANES: usize = 4;
@@ -97,23 +97,12 @@ impl Halves {
     /// The key of rank `x` (0-based) among those kept, found bit by bit from the top: a
     /// candidate bit is kept when at most x keys lie below the candidate, so the result is
     /// the largest value with at most x keys below it, which is the key of rank x (keys are
-    /// distinct). 64 passes over all keys, each branch-free: the high halves first, then the
-    /// low halves of the keys whose high half is the answer's.
+    /// distinct). Two bits a pass, each pass branch-free over all keys: 16 over the high
+    /// halves, then 16 over the low halves of the keys whose high half is the answer's.
     #[inline(always)]
     pub(crate) fn search(&self, x: u32) -> u64 {
         let len = self.len;
-        let below = |halves: &[i32], candidate: u32| -> u32 {
-            let candidate = (candidate ^ SIGN32) as i32;
-            halves[..len]
-                .iter()
-                .map(|&h| u32::from(h < candidate))
-                .sum()
-        };
-        let mut high = 0u32;
-        for bit in (0..32).rev() {
-            let candidate = high | 1 << bit;
-            high = pick32(below(&self.high, candidate) <= x, candidate, high);
-        }
+        let high = largest_at_most(&self.high[..len], 0, x);
         // Keys whose high half is below the answer's all lie below; of the others, only those
         // with the same high half can, by their low halves.
         let flipped = (high ^ SIGN32) as i32;
@@ -127,25 +116,49 @@ impl Halves {
             under += u32::from(h < flipped);
             *low = pick32(h == flipped, l as u32, i32::MAX as u32) as i32;
         }
-        let mut low = 0u32;
-        for bit in (0..32).rev() {
-            let candidate = low | 1 << bit;
-            low = pick32(under + below(&low_of_equal, candidate) <= x, candidate, low);
-        }
+        let low = largest_at_most(&low_of_equal[..len], under, x);
         u64::from(high) << 32 | u64::from(low)
     }
 }
 
+/// The largest 32-bit value `v` with at most `x` values below it: `under` plus those of the
+/// sign-flipped `halves` below `v`. Found from the top bit down, two bits a pass over the
+/// halves, branch-free: three counts a pass cost less than waiting for each pass's count,
+/// which is what bounds a pass over a few hundred keys.
+#[inline(always)]
+fn largest_at_most(halves: &[i32], under: u32, x: u32) -> u32 {
+    let flip = |v: u32| (v ^ SIGN32) as i32;
+    let mut found = 0u32;
+    for shift in (0..32).step_by(2).rev() {
+        // Counts below are nondecreasing in the candidate, so the candidates that keep at most
+        // x below are a prefix of the three, and their number is the next two bits.
+        let [one, two, three] = [1u32, 2, 3].map(|bits| flip(found | bits << shift));
+        let (mut a, mut b, mut c) = (under, under, under);
+        for &h in halves {
+            a += u32::from(h < one);
+            b += u32::from(h < two);
+            c += u32::from(h < three);
+        }
+        found |= (u32::from(a <= x) + u32::from(b <= x) + u32::from(c <= x)) << shift;
+    }
+    found
+}
+
 /// The key of rank `x` (0-based) among distinct `keys`, as [`Halves::search`] finds it but
-/// over whole keys: 64 branch-free passes.
+/// over whole keys: 32 branch-free passes of two bits.
 #[inline(always)]
 fn search_keys(keys: &[u64], x: u32) -> u64 {
     let mut found = 0u64;
-    for bit in (0..64).rev() {
-        let candidate = found | 1 << bit;
-        let below: u32 = keys.iter().map(|&key| u32::from(key < candidate)).sum();
-        let take = mask(below <= x);
-        found = (candidate & take) | (found & !take);
+    for shift in (0..64).step_by(2).rev() {
+        // As in `largest_at_most`.
+        let [one, two, three] = [1u64, 2, 3].map(|bits| found | bits << shift);
+        let (mut a, mut b, mut c) = (0u32, 0u32, 0u32);
+        for &key in keys {
+            a += u32::from(key < one);
+            b += u32::from(key < two);
+            c += u32::from(key < three);
+        }
+        found |= u64::from(u32::from(a <= x) + u32::from(b <= x) + u32::from(c <= x)) << shift;
     }
     found
 }
@@ -160,7 +173,7 @@ fn pick32(condition: bool, yes: u32, no: u32) -> u32 {
 impl KeyLayout {
     /// π(x) without secret-dependent branches or memory accesses: every key's rank is
     /// counted, and the index whose rank is x is picked with masks; from [`PICKED_RADIX`] on,
-    /// where n² compares cost more, the key of rank x is searched for bit by bit (64 passes
+    /// where n² compares cost more, the key of rank x is searched for bit by bit (32 passes
     /// over the keys, by halves up to [`RANKED_RADIX`]).
     #[inline(always)]
     pub(super) fn forward_constant_time(&self, keystream: &[u8], keys: &[u64], x: u32) -> u32 {

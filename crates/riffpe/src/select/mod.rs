@@ -47,14 +47,14 @@ pub enum Selection {
     /// keystream and the digit, so timing and cache traces depend on secret values.
     #[default]
     Fast,
-    /// O(n²) per step below radix 144 and O(64·n) from it on, with branches and memory
-    /// accesses that depend only on the radix and `bytes_per_value`: the key of rank x is found
-    /// branch-free and its index picked with masks (encryption); the digit's key is fetched by
-    /// a masked scan and ranked (decryption).
-    /// Encrypting one message ranks each key as its AES block arrives (radices below 144, in
-    /// 4 KiB of stack); from radix 144 on, where the n²/2 compares of ranking outgrow the
-    /// chain, the key of rank x is searched for bit by bit after it, in 64 branch-free passes
-    /// over the keys (32-bit halves up to radix 256, in 2 KiB of stack; whole keys above).
+    /// About n² compares per step below radix 128 (48 in lockstep) and 96·n from there on,
+    /// with branches and memory accesses that depend only on the radix and `bytes_per_value`: the key of rank x is found branch-free and its index picked with
+    /// masks (encryption); the digit's key is fetched by a masked scan and ranked (decryption).
+    /// Encrypting one message ranks each key as its AES block arrives (radices below 128, in
+    /// 4 KiB of stack); from radix 128 on, where the n²/2 compares of ranking outgrow the
+    /// chain, the key of rank x is searched for two bits at a time after it, each pass
+    /// counting the keys below three candidates (32-bit halves up to radix 256, in 3 KiB of
+    /// stack; whole keys above).
     /// The one exception is a tie of a value's leading 64 bits with another's, which happens with
     /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100) and then compares
     /// the two values in full.

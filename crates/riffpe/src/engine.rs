@@ -18,7 +18,8 @@ use cipher::{
 use crate::domain::{Domain, Layout};
 use crate::select::group::{self, Blocks, Work};
 use crate::select::{
-    Halves, Histogram, Kernel, KeyLayout, RANKED_RADIX, Ranks, SEARCHED_RADIX, Selection,
+    self, ConstantTimeGroup, Halves, Histogram, Kernel, KeyLayout, RANKED_RADIX, Ranks,
+    SEARCHED_RADIX, Selection,
 };
 use crate::{MessageError, Scratch, Tweak};
 
@@ -428,7 +429,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                     keyed.select_with(selection, keystream, keys, &histogram, forward, *digit)
                 }
             };
-        } else if let Kernel::Group(kernel) = self.layout.kernel
+        } else if let Some(kernel) = group_kernel(self.layout.kernel, n, forward)
             && self.keys.len() >= Work::words(n)
         {
             // Many chains are bound by AES throughput: the keystream is stored block row by
@@ -459,10 +460,15 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             for (lane, digit) in column[..lanes].iter_mut().enumerate() {
                 *digit = messages[lane * digits + i];
             }
-            if forward {
-                kernel.forward(&blocks, work, &mut column);
-            } else {
-                kernel.inverse(&blocks, work, &mut column);
+            match (kernel, forward) {
+                (GroupKernel::Fast(kernel), true) => kernel.forward(&blocks, work, &mut column),
+                (GroupKernel::Fast(kernel), false) => kernel.inverse(&blocks, work, &mut column),
+                (GroupKernel::ConstantTime(kernel), true) => {
+                    kernel.forward(&blocks, work, &mut column)
+                }
+                (GroupKernel::ConstantTime(kernel), false) => {
+                    kernel.inverse(&blocks, work, &mut column)
+                }
             }
             for (lane, &digit) in column[..lanes].iter().enumerate() {
                 messages[lane * digits + i] = digit;
@@ -494,6 +500,26 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                 };
             }
         }
+    }
+}
+
+/// A group kernel that selects for all lanes of a step at once.
+#[derive(Clone, Copy)]
+enum GroupKernel {
+    Fast(select::Group),
+    ConstantTime(ConstantTimeGroup),
+}
+
+/// The group kernel for a lockstep step of radix `n`, if `kernel` has one for it: constant
+/// time has one for π⁻¹ and for π up to radix 16; other steps select lane by lane.
+#[inline(always)]
+fn group_kernel(kernel: Kernel, n: u32, forward: bool) -> Option<GroupKernel> {
+    match kernel {
+        Kernel::Group(group) => Some(GroupKernel::Fast(group)),
+        Kernel::ConstantTimeGroup(group) if !forward || ConstantTimeGroup::forward_runs(n) => {
+            Some(GroupKernel::ConstantTime(group))
+        }
+        _ => None,
     }
 }
 

@@ -35,6 +35,17 @@ impl Avx2 {
         // SAFETY: as for `forward`.
         unsafe { inverse_avx2(blocks, work, digits) }
     }
+
+    #[inline(always)]
+    pub(super) fn inverse_constant_time(
+        self,
+        blocks: &Blocks<'_>,
+        work: Work<'_>,
+        digits: &mut [u32],
+    ) {
+        // SAFETY: as for `forward`.
+        unsafe { inverse_constant_time_avx2(blocks, work, digits) }
+    }
 }
 
 /// Eight keys, one per lane of a chunk: lanes 0–3 and 4–7.
@@ -385,5 +396,51 @@ fn inverse_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
             }
         });
         rank_digits(blocks, first, &pivots, array(below), array(same), digits);
+    }
+}
+
+/// [`inverse_avx2`] without a load whose address depends on a digit: each lane's pivot is
+/// picked with masks from every row as the rows are made, then the stored rows are compared
+/// with it (`Selection::ConstantTime`; a tie of leading bits is the documented exception).
+#[target_feature(enable = "avx2")]
+fn inverse_constant_time_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    let rows = work.rows;
+    let n = blocks.layout.n as usize;
+    let value_mask = _mm256_set1_epi64x(blocks.layout.value_mask() as i64);
+    let zero = _mm256_setzero_si256();
+    for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+        let first = chunk * CHUNK;
+        // Lanes past the group's want no value: no row matches u64::MAX.
+        let wanted: [u64; CHUNK] =
+            core::array::from_fn(|l| digits.get(l).map_or(u64::MAX, |&k| k.into()));
+        let wanted = load(&wanted);
+        let mut pivot = [zero; 2];
+        each_row(blocks, first, digits.len(), |k, keys| {
+            store(&mut rows[k], keys);
+            let index = _mm256_set1_epi64x(k as i64);
+            for h in 0..2 {
+                let hit = _mm256_cmpeq_epi64(index, wanted[h]);
+                pivot[h] = _mm256_blendv_epi8(pivot[h], keys[h], hit);
+            }
+        });
+        let flipped = [flip(pivot[0]), flip(pivot[1])];
+        let (mut below, mut same) = ([zero; 2], [zero; 2]);
+        for row in &rows[..n] {
+            let keys = load(row);
+            for h in 0..2 {
+                let less = _mm256_cmpgt_epi64(flipped[h], flip(keys[h]));
+                below[h] = _mm256_sub_epi64(below[h], less);
+                let differ = _mm256_and_si256(_mm256_xor_si256(keys[h], pivot[h]), value_mask);
+                same[h] = _mm256_sub_epi64(same[h], _mm256_cmpeq_epi64(differ, zero));
+            }
+        }
+        rank_digits(
+            blocks,
+            first,
+            &array(pivot),
+            array(below),
+            array(same),
+            digits,
+        );
     }
 }

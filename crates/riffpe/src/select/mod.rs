@@ -77,6 +77,10 @@ pub(crate) enum Kernel {
     ConstantTime,
     /// Eight lanes at a time, on a CPU that runs the group kernel (AVX-512 or AVX2).
     Group(Group),
+    /// In constant time, eight lanes at a time where the group kernel's passes are
+    /// constant-time (π⁻¹, and π for radices up to 16, which ranks every key), else lane by
+    /// lane: the AVX2 kernel, on CPUs that have it.
+    ConstantTimeGroup(ConstantTimeGroup),
 }
 
 impl Kernel {
@@ -84,10 +88,14 @@ impl Kernel {
     /// where it pays (AVX-512 or else AVX2, radices up to [`group::MAX_RADIX`]), else lane by
     /// lane.
     pub(crate) fn detect(selection: Selection, max_radix: u32) -> Kernel {
+        let fits = max_radix <= group::MAX_RADIX;
         match selection {
-            Selection::ConstantTime => Kernel::ConstantTime,
+            Selection::ConstantTime => match ConstantTimeGroup::detect() {
+                Some(group) if fits => Kernel::ConstantTimeGroup(group),
+                _ => Kernel::ConstantTime,
+            },
             Selection::Fast => match Group::detect() {
-                Some(group) if max_radix <= group::MAX_RADIX => Kernel::Group(group),
+                Some(group) if fits => Kernel::Group(group),
                 _ => Kernel::PerLane,
             },
         }
@@ -157,6 +165,66 @@ impl Group {
             GroupIsa::Avx512(isa) => isa.inverse(blocks, work, digits),
             #[cfg(target_arch = "x86_64")]
             GroupIsa::Avx2(isa) => isa.inverse(blocks, work, digits),
+        }
+    }
+}
+
+/// The instruction sets the constant-time group passes are written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ConstantTimeIsa {
+    #[cfg(target_arch = "x86_64")]
+    Avx2(avx2::Avx2),
+}
+
+/// Proof that this CPU runs the group kernel's constant-time passes (AVX2): only
+/// [`ConstantTimeGroup::detect`] makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ConstantTimeGroup(ConstantTimeIsa);
+
+impl ConstantTimeGroup {
+    fn detect() -> Option<ConstantTimeGroup> {
+        #[cfg(target_arch = "x86_64")]
+        return avx2::Avx2::detect().map(|isa| ConstantTimeGroup(ConstantTimeIsa::Avx2(isa)));
+        #[cfg(not(target_arch = "x86_64"))]
+        None
+    }
+
+    /// Whether π at radix `n` runs here: up to 16 the group kernel ranks every key, without a
+    /// branch or an address that depends on them; larger radices select lane by lane.
+    #[inline(always)]
+    pub(crate) fn forward_runs(n: u32) -> bool {
+        n as usize <= group::SMALL_RADIX
+    }
+
+    /// π(x) for every lane, for a radix where [`ConstantTimeGroup::forward_runs`].
+    #[inline(always)]
+    pub(crate) fn forward(
+        self,
+        blocks: &group::Blocks<'_>,
+        work: group::Work<'_>,
+        digits: &mut [u32],
+    ) {
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (blocks, work, digits);
+        match self.0 {
+            #[cfg(target_arch = "x86_64")]
+            ConstantTimeIsa::Avx2(isa) => isa.forward(blocks, work, digits),
+        }
+    }
+
+    /// π⁻¹(k) for every lane as [`Group::inverse`], without a load whose address depends on k.
+    #[inline(always)]
+    pub(crate) fn inverse(
+        self,
+        blocks: &group::Blocks<'_>,
+        work: group::Work<'_>,
+        digits: &mut [u32],
+    ) {
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (blocks, work, digits);
+        match self.0 {
+            #[cfg(target_arch = "x86_64")]
+            ConstantTimeIsa::Avx2(isa) => isa.inverse_constant_time(blocks, work, digits),
         }
     }
 }

@@ -110,8 +110,8 @@ mod group {
     extern crate std;
 
     use super::per_lane::plain_permutation;
-    use crate::select::Group;
     use crate::select::KeyLayout;
+    use crate::select::{ConstantTimeGroup, Group};
     use crate::select::group::*;
     use proptest::prelude::*;
     use std::vec::Vec;
@@ -312,6 +312,15 @@ mod group {
                     if forward { group.forward(b, w, d) } else { group.inverse(b, w, d) }
                 };
                 check(&case, &[("group forward", &kernel(true), true), ("group inverse", &kernel(false), false)])?;
+            }
+            // The constant-time passes: π⁻¹ always, π where the group kernel runs it.
+            if let Some(group) = ConstantTimeGroup::detect() {
+                let forward = move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.forward(b, w, d);
+                let inverse = move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.inverse(b, w, d);
+                check(&case, &[("constant-time group inverse", &inverse, false)])?;
+                if ConstantTimeGroup::forward_runs(case.1 as u32) {
+                    check(&case, &[("constant-time group forward", &forward, true)])?;
+                }
             }
         }
     }

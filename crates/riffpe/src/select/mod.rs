@@ -54,7 +54,8 @@ pub enum Selection {
     /// 4 KiB of stack); from radix 128 on, where the n²/2 compares of ranking outgrow the
     /// chain, the key of rank x is searched for two bits at a time after it, each pass
     /// counting the keys below three candidates (32-bit halves up to radix 256, in 3 KiB of
-    /// stack; whole keys above).
+    /// stack; whole keys above). In lockstep on x86-64 with AVX2, decryption, and encryption
+    /// up to radix 16, run the group kernel's constant-time passes eight lanes at a time.
     /// The one exception is a tie of a value's leading 64 bits with another's, which happens with
     /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100) and then compares
     /// the two values in full.

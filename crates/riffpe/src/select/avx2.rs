@@ -32,6 +32,11 @@ impl Avx2 {
 
     #[inline(always)]
     pub(super) fn inverse(self, blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+        // Up to radix 16, picking the pivots with masks from every row costs less than
+        // loading each lane's from its keystream.
+        if blocks.layout.n as usize <= SMALL_RADIX {
+            return self.inverse_constant_time(blocks, work, digits);
+        }
         // SAFETY: as for `forward`.
         unsafe { inverse_avx2(blocks, work, digits) }
     }

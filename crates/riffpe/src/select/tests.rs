@@ -111,8 +111,8 @@ mod group {
 
     use super::per_lane::plain_permutation;
     use crate::select::KeyLayout;
-    use crate::select::{ConstantTimeGroup, Group};
     use crate::select::group::*;
+    use crate::select::{ConstantTimeGroup, Group};
     use proptest::prelude::*;
     use std::vec::Vec;
 

@@ -17,7 +17,7 @@ const LANES: usize = 4;
 
 /// Radices below this one pick π(x) by ranking every key ([`KeyLayout::pick`]) where keys are
 /// not ranked as they arrive (lockstep, radices above [`RANKED_RADIX`]); from it on, a search
-/// ([`Halves::search`], [`search_keys`]) costs less than n² compares.
+/// ([`Halves::search`], or [`largest_at_most`] over whole keys) costs less than n² compares.
 const PICKED_RADIX: u32 = 48;
 
 /// Keys with the top bit flipped order as signed numbers do, which SIMD compares natively.
@@ -90,8 +90,8 @@ impl Halves {
     /// Keeps key `j`.
     #[inline(always)]
     pub(crate) fn set(&mut self, j: usize, key: u64) {
-        self.high[j] = ((key >> 32) as u32 ^ SIGN32) as i32;
-        self.low[j] = (key as u32 ^ SIGN32) as i32;
+        self.high[j] = flip32(key >> 32);
+        self.low[j] = flip32(key);
     }
 
     /// The key of rank `x` (0-based) among those kept, found bit by bit from the top: a
@@ -102,10 +102,10 @@ impl Halves {
     #[inline(always)]
     pub(crate) fn search(&self, x: u32) -> u64 {
         let len = self.len;
-        let high = largest_at_most(&self.high[..len], 0, x);
+        let high = largest_at_most(&self.high[..len], 0, x, 32, flip32);
         // Keys whose high half is below the answer's all lie below; of the others, only those
         // with the same high half can, by their low halves.
-        let flipped = (high ^ SIGN32) as i32;
+        let flipped = flip32(high);
         let mut low_of_equal = [i32::MAX; RANKED_RADIX as usize];
         let mut under = 0u32;
         for ((low, &h), &l) in low_of_equal[..len]
@@ -116,51 +116,43 @@ impl Halves {
             under += u32::from(h < flipped);
             *low = pick32(h == flipped, l as u32, i32::MAX as u32) as i32;
         }
-        let low = largest_at_most(&low_of_equal[..len], under, x);
-        u64::from(high) << 32 | u64::from(low)
+        let low = largest_at_most(&low_of_equal[..len], under, x, 32, flip32);
+        high << 32 | low
     }
 }
 
-/// The largest 32-bit value `v` with at most `x` values below it: `under` plus those of the
-/// sign-flipped `halves` below `v`. Found from the top bit down, two bits a pass over the
-/// halves, branch-free: three counts a pass cost less than waiting for each pass's count,
-/// which is what bounds a pass over a few hundred keys.
+/// The largest `bits`-bit value `v` with at most `x` values below it: `under` plus those of
+/// `values` below `key(v)`, where `key` maps a value to the form `values` hold. Found from the
+/// top bit down, two bits a pass over the values, branch-free: three counts a pass cost less
+/// than waiting for each pass's count, which is what bounds a pass over a few hundred keys.
 #[inline(always)]
-fn largest_at_most(halves: &[i32], under: u32, x: u32) -> u32 {
-    let flip = |v: u32| (v ^ SIGN32) as i32;
-    let mut found = 0u32;
-    for shift in (0..32).step_by(2).rev() {
+fn largest_at_most<T: Copy + PartialOrd>(
+    values: &[T],
+    under: u32,
+    x: u32,
+    bits: u32,
+    key: impl Fn(u64) -> T,
+) -> u64 {
+    let mut found = 0u64;
+    for shift in (0..bits).step_by(2).rev() {
         // Counts below are nondecreasing in the candidate, so the candidates that keep at most
         // x below are a prefix of the three, and their number is the next two bits.
-        let [one, two, three] = [1u32, 2, 3].map(|bits| flip(found | bits << shift));
+        let [one, two, three] = [1u64, 2, 3].map(|step| key(found | step << shift));
         let (mut a, mut b, mut c) = (under, under, under);
-        for &h in halves {
-            a += u32::from(h < one);
-            b += u32::from(h < two);
-            c += u32::from(h < three);
-        }
-        found |= (u32::from(a <= x) + u32::from(b <= x) + u32::from(c <= x)) << shift;
-    }
-    found
-}
-
-/// The key of rank `x` (0-based) among distinct `keys`, as [`Halves::search`] finds it but
-/// over whole keys: 32 branch-free passes of two bits.
-#[inline(always)]
-fn search_keys(keys: &[u64], x: u32) -> u64 {
-    let mut found = 0u64;
-    for shift in (0..64).step_by(2).rev() {
-        // As in `largest_at_most`.
-        let [one, two, three] = [1u64, 2, 3].map(|bits| found | bits << shift);
-        let (mut a, mut b, mut c) = (0u32, 0u32, 0u32);
-        for &key in keys {
-            a += u32::from(key < one);
-            b += u32::from(key < two);
-            c += u32::from(key < three);
+        for &value in values {
+            a += u32::from(value < one);
+            b += u32::from(value < two);
+            c += u32::from(value < three);
         }
         found |= u64::from(u32::from(a <= x) + u32::from(b <= x) + u32::from(c <= x)) << shift;
     }
     found
+}
+
+/// A 32-bit half as [`Halves`] keeps it.
+#[inline(always)]
+fn flip32(half: u64) -> i32 {
+    (half as u32 ^ SIGN32) as i32
 }
 
 /// `yes` if `condition`, else `no`, by masks rather than a branch.
@@ -189,7 +181,7 @@ impl KeyLayout {
             }
             halves.search(x)
         } else {
-            search_keys(keys, x)
+            largest_at_most(keys, 0, x, 64, |key| key)
         };
         self.index_unless_tied(keystream, keys, found, x)
     }
@@ -221,19 +213,11 @@ impl KeyLayout {
     #[inline(always)]
     pub(crate) fn pick_ranked(&self, keystream: &[u8], keys: &[u64], ranks: &Ranks, x: u32) -> u32 {
         let n = self.n as usize;
-        let x = i64::from(x);
         let mut found = 0u64;
         for (&key, &rank) in ranks.keys[..n].iter().zip(&ranks.ranks[..n]) {
-            found |= key as u64 & mask(rank == x);
+            found |= key as u64 & mask(rank == i64::from(x));
         }
-        let mut same_lead = 0u32;
-        for &key in &ranks.keys[..n] {
-            same_lead += u32::from(self.same_lead(key as u64, found));
-        }
-        if !self.exact() && same_lead != 1 {
-            return self.pick(keystream, &keys[..n], x as u32);
-        }
-        (found & self.index_mask()) as u32
+        self.index_unless_tied(keystream, keys, found ^ SIGN, x)
     }
 
     /// π(x) from the kept halves of all `n` keys, by [`Halves::search`]; ties as for
@@ -317,7 +301,8 @@ mod tests {
             sorted.sort_unstable();
             for (x, &expected) in sorted.iter().enumerate() {
                 prop_assert_eq!(halves.search(x as u32), expected, "rank {} of {}", x, len);
-                prop_assert_eq!(search_keys(&keys, x as u32), expected, "rank {} of {}", x, len);
+                let whole = largest_at_most(&keys, 0, x as u32, 64, |key| key);
+                prop_assert_eq!(whole, expected, "rank {} of {}", x, len);
             }
         }
     }

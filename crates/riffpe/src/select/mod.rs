@@ -10,7 +10,11 @@
 //! In lockstep, keys are made from each lane's whole keystream and only counted per bucket,
 //! and forward gathers the one bucket in a pass over the keys; inverse (π⁻¹) counts the keys
 //! below one key in a single branch-free pass. On x86-64 with AVX2 or AVX-512 and radices up to
-//! 255, the group kernel does this for eight lanes at a time.
+//! 255, the group kernel does this for eight lanes at a time; with AVX2 it also has
+//! constant-time passes (π⁻¹, and π up to radix 16), which constant-time lockstep uses.
+//!
+//! Constant-time π of one message ranks each key as it arrives below radix 128 and searches
+//! for the key of rank x after the chain from there on (`constant_time`).
 //!
 //! One backend a file: `portable` (lane by lane, every CPU), `constant_time`, `group` (the
 //! group kernel's shared passes), and its intrinsics in `avx512` and `avx2` (the only `unsafe`

@@ -18,8 +18,7 @@ use cipher::{
 use crate::domain::{Domain, Layout};
 use crate::select::group::{self, Blocks, Work};
 use crate::select::{
-    self, ConstantTimeGroup, Halves, Histogram, Kernel, KeyLayout, RANKED_RADIX, Ranks,
-    SEARCHED_RADIX, Selection,
+    self, Arrivals, ConstantTimeGroup, Histogram, Kept, Kernel, KeyLayout, Selection,
 };
 use crate::{MessageError, Scratch, Tweak};
 
@@ -257,15 +256,13 @@ impl BlockCipherEncClosure for Lockstep<'_> {
             Tweak::PerMessage(_) => AesBlock::default(),
         };
         let digits = self.domain.digits();
-        // Constant-time π of one message ranks its keys as they arrive (radices below
-        // SEARCHED_RADIX), or keeps them to search after the chain (up to RANKED_RADIX); what
-        // that takes lives here, set up once per call, not once per step.
+        // Constant-time π of one message keeps its keys as they arrive (ranked, or for a
+        // search after the chain); what that takes lives here, set up once per call, not once
+        // per step.
         let kept = self.lanes == 1
             && self.direction == Direction::Encrypt
             && self.layout.selection == Selection::ConstantTime;
-        let radices = || (0..digits).map(|i| self.domain.radix(i).unwrap_or(2));
-        let ranked = kept && radices().any(|n| n < SEARCHED_RADIX);
-        let searched = kept && radices().any(|n| (SEARCHED_RADIX..=RANKED_RADIX).contains(&n));
+        let radices = (0..digits).map(|i| self.domain.radix(i).unwrap_or(2));
         let mut group = Group {
             backend,
             ivs: ParBlocks::<B>::default(),
@@ -274,8 +271,7 @@ impl BlockCipherEncClosure for Lockstep<'_> {
             encoded: None,
             keystream: self.keystream,
             keys: self.keys,
-            ranks: ranked.then(Ranks::new),
-            halves: searched.then(Halves::new),
+            kept: kept.then(|| Kept::for_radices(radices)),
         };
         group.ivs.fill(shared);
         for (g, messages) in self.messages.chunks_mut(self.lanes * digits).enumerate() {
@@ -322,9 +318,8 @@ struct Group<'a, B: BlockCipherEncBackend<BlockSize = U16>> {
     keystream: &'a mut [u8],
     /// The keys of one lane's values, then its bucket counts (`layout.keys_stride()` entries).
     keys: &'a mut [u64],
-    /// For constant-time π of one message: its keys' ranks, or its keys kept for a search.
-    ranks: Option<Ranks>,
-    halves: Option<Halves>,
+    /// For constant-time π of one message: what it keeps of its keys as they arrive.
+    kept: Option<Kept>,
 }
 
 impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
@@ -405,29 +400,17 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             let mut histogram = keyed.histogram(counts, count);
             // Constant-time π ranks the keys as they come, in the shadow of the chain, or
             // keeps them for a search after it.
-            let mut ranks = self.ranks.as_mut().filter(|_| n < SEARCHED_RADIX);
-            if let Some(ranks) = ranks.as_deref_mut() {
-                ranks.reset(n);
-            }
-            let searched = (SEARCHED_RADIX..=RANKED_RADIX).contains(&n);
-            let mut halves = self.halves.as_mut().filter(|_| searched);
-            if let Some(halves) = halves.as_deref_mut() {
-                halves.reset(n as usize);
-            }
+            let mut arrivals = self.kept.as_mut().and_then(|kept| kept.step(n));
             let sink = KeySink {
                 keys,
                 histogram: &mut histogram,
-                ranks: ranks.as_deref_mut(),
-                halves: halves.as_deref_mut(),
+                arrivals: arrivals.as_mut().map(Arrivals::reborrow),
             };
             single_chain(self.backend, states[0], blocks, &keyed, keystream, sink);
             let digit = &mut messages[i];
-            *digit = match (ranks, halves) {
-                (Some(ranks), _) => keyed.pick_ranked(keystream, keys, ranks, *digit),
-                (None, Some(halves)) => keyed.pick_searched(keystream, keys, halves, *digit),
-                (None, None) => {
-                    keyed.select_with(selection, keystream, keys, &histogram, forward, *digit)
-                }
+            *digit = match &arrivals {
+                Some(arrivals) => keyed.pick_arrived(keystream, keys, arrivals, *digit),
+                None => keyed.select_with(selection, keystream, keys, &histogram, forward, *digit),
             };
         } else if let Some(kernel) = group_kernel(self.layout.kernel, n, forward)
             && self.keys.len() >= Work::words(n)
@@ -460,14 +443,11 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             for (lane, digit) in column[..lanes].iter_mut().enumerate() {
                 *digit = messages[lane * digits + i];
             }
-            match (kernel, forward) {
-                (GroupKernel::Fast(kernel), true) => kernel.forward(&blocks, work, &mut column),
-                (GroupKernel::Fast(kernel), false) => kernel.inverse(&blocks, work, &mut column),
-                (GroupKernel::ConstantTime(kernel), true) => {
-                    kernel.forward(&blocks, work, &mut column)
-                }
-                (GroupKernel::ConstantTime(kernel), false) => {
-                    kernel.inverse(&blocks, work, &mut column)
+            match kernel {
+                GroupKernel::Fast(kernel) if forward => kernel.forward(&blocks, work, &mut column),
+                GroupKernel::Fast(kernel) => kernel.inverse(&blocks, work, &mut column),
+                GroupKernel::ConstantTime(kernel) => {
+                    kernel.select(&blocks, work, &mut column, forward)
                 }
             }
             for (lane, &digit) in column[..lanes].iter().enumerate() {
@@ -545,13 +525,11 @@ fn encrypt_into<B: BlockCipherEncBackend<BlockSize = U16>>(
 struct KeySink<'k, 'c> {
     keys: &'k mut [u64],
     histogram: &'k mut Histogram<'c>,
-    ranks: Option<&'k mut Ranks>,
-    halves: Option<&'k mut Halves>,
+    arrivals: Option<Arrivals<'k>>,
 }
 
 /// The keystream of one lane and its keys, generated block by block; the keys are filed into
-/// the histogram if it files keys, else stored in order (and ranked or kept in halves, if
-/// either is asked for).
+/// the histogram if it files keys, else stored in order (and kept as `arrivals` ask, if any).
 #[inline(always)]
 fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
     backend: &B,
@@ -564,8 +542,7 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
     let KeySink {
         keys,
         histogram,
-        mut ranks,
-        mut halves,
+        mut arrivals,
     } = sink;
     let n = keyed.n as usize;
     let file = histogram.files();
@@ -585,10 +562,8 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
                 keyed.file(keys, histogram, key);
             } else {
                 keys[next] = key;
-                if let Some(ranks) = ranks.as_deref_mut() {
-                    keyed.rank_arrival(key, next, ranks);
-                } else if let Some(halves) = halves.as_deref_mut() {
-                    halves.set(next, key);
+                if let Some(arrivals) = &mut arrivals {
+                    keyed.arrive(key, next, arrivals);
                 }
             }
             next += 1;

@@ -35,21 +35,28 @@ impl Avx2 {
         // Up to radix 16, picking the pivots with masks from every row costs less than
         // loading each lane's from its keystream.
         if blocks.layout.n as usize <= SMALL_RADIX {
-            return self.inverse_constant_time(blocks, work, digits);
+            return self.select_constant_time(blocks, work, digits, false);
         }
         // SAFETY: as for `forward`.
         unsafe { inverse_avx2(blocks, work, digits) }
     }
 
+    /// π (up to radix [`SMALL_RADIX`], where [`Avx2::forward`] ranks every key) when
+    /// `forward`, else π⁻¹ by [`inverse_constant_time_avx2`]: the constant-time passes.
     #[inline(always)]
-    pub(super) fn inverse_constant_time(
+    pub(super) fn select_constant_time(
         self,
         blocks: &Blocks<'_>,
         work: Work<'_>,
         digits: &mut [u32],
+        forward: bool,
     ) {
-        // SAFETY: as for `forward`.
-        unsafe { inverse_constant_time_avx2(blocks, work, digits) }
+        if forward {
+            self.forward(blocks, work, digits)
+        } else {
+            // SAFETY: as for `forward`.
+            unsafe { inverse_constant_time_avx2(blocks, work, digits) }
+        }
     }
 }
 

@@ -121,6 +121,69 @@ impl Halves {
     }
 }
 
+/// What constant-time π of one message keeps as its keys arrive, made once per call for the
+/// radices the call will see: [`Ranks`] below [`SEARCHED_RADIX`], [`Halves`] up to
+/// [`RANKED_RADIX`] (each only if some radix needs it).
+pub(crate) struct Kept {
+    ranks: Option<Ranks>,
+    halves: Option<Halves>,
+}
+
+/// Where one step's keys go as they arrive ([`Kept::step`]).
+pub(crate) enum Arrivals<'a> {
+    Ranked(&'a mut Ranks),
+    Searched(&'a mut Halves),
+}
+
+impl Arrivals<'_> {
+    /// The same place, borrowed for a shorter while.
+    #[inline(always)]
+    pub(crate) fn reborrow(&mut self) -> Arrivals<'_> {
+        match self {
+            Arrivals::Ranked(ranks) => Arrivals::Ranked(ranks),
+            Arrivals::Searched(halves) => Arrivals::Searched(halves),
+        }
+    }
+}
+
+impl Kept {
+    #[inline(always)]
+    pub(crate) fn for_radices(radices: impl Iterator<Item = u32> + Clone) -> Self {
+        Kept {
+            ranks: radices.clone().any(ranked).then(Ranks::new),
+            halves: radices.into_iter().any(searched).then(Halves::new),
+        }
+    }
+
+    /// Ready for a step of radix `n`: where its keys go, or `None` above [`RANKED_RADIX`].
+    #[inline(always)]
+    pub(crate) fn step(&mut self, n: u32) -> Option<Arrivals<'_>> {
+        if ranked(n) {
+            let ranks = self.ranks.as_mut()?;
+            ranks.reset(n);
+            Some(Arrivals::Ranked(ranks))
+        } else if searched(n) {
+            let halves = self.halves.as_mut()?;
+            halves.reset(n as usize);
+            Some(Arrivals::Searched(halves))
+        } else {
+            None
+        }
+    }
+}
+
+/// Whether one message ranks its keys as they arrive at radix `n`.
+#[inline(always)]
+fn ranked(n: u32) -> bool {
+    n < SEARCHED_RADIX
+}
+
+/// Whether one message keeps its keys' halves for a search at radix `n`.
+#[inline(always)]
+fn searched(n: u32) -> bool {
+    (SEARCHED_RADIX..=RANKED_RADIX).contains(&n)
+}
+
 /// The largest `bits`-bit value `v` with at most `x` values below it: `under` plus those of
 /// `values` below `key(v)`, where `key` maps a value to the form `values` hold. Found from the
 /// top bit down, two bits a pass over the values, branch-free: three counts a pass cost less
@@ -175,7 +238,7 @@ impl KeyLayout {
         }
         let found = if self.n <= RANKED_RADIX {
             let mut halves = Halves::new();
-            halves.reset(keys.len());
+            halves.len = keys.len().next_multiple_of(HALF_LANES);
             for (j, &key) in keys.iter().enumerate() {
                 halves.set(j, key);
             }
@@ -218,6 +281,30 @@ impl KeyLayout {
             found |= key as u64 & mask(rank == i64::from(x));
         }
         self.index_unless_tied(keystream, keys, found ^ SIGN, x)
+    }
+
+    /// Keeps `key`, the key of value `j`, as the step's [`Arrivals`] ask.
+    #[inline(always)]
+    pub(crate) fn arrive(&self, key: u64, j: usize, arrivals: &mut Arrivals<'_>) {
+        match arrivals {
+            Arrivals::Ranked(ranks) => self.rank_arrival(key, j, ranks),
+            Arrivals::Searched(halves) => halves.set(j, key),
+        }
+    }
+
+    /// π(x) from what the step kept of all `n` keys (`keys` holds them too).
+    #[inline(always)]
+    pub(crate) fn pick_arrived(
+        &self,
+        keystream: &[u8],
+        keys: &[u64],
+        arrivals: &Arrivals<'_>,
+        x: u32,
+    ) -> u32 {
+        match arrivals {
+            Arrivals::Ranked(ranks) => self.pick_ranked(keystream, keys, ranks, x),
+            Arrivals::Searched(halves) => self.pick_searched(keystream, keys, halves, x),
+        }
     }
 
     /// π(x) from the kept halves of all `n` keys, by [`Halves::search`]; ties as for

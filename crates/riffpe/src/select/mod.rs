@@ -29,13 +29,18 @@ mod avx2;
 mod avx512;
 mod constant_time;
 // Only the x86-64 kernels run the group passes; elsewhere they compile for their tests' sake.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    allow(dead_code, unused_macros, unused_imports)
+)]
 pub(crate) mod group;
 mod portable;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use constant_time::{Halves, RANKED_RADIX, Ranks, SEARCHED_RADIX};
+pub(crate) use constant_time::{Arrivals, Kept};
+#[cfg(test)]
+use constant_time::{Halves, RANKED_RADIX, Ranks};
 #[cfg(test)]
 use portable::MAX_BUCKETS;
 pub(crate) use portable::{Histogram, KeyLayout};
@@ -52,14 +57,16 @@ pub enum Selection {
     #[default]
     Fast,
     /// About n² compares per step below radix 128 (48 in lockstep) and 96·n from there on,
-    /// with branches and memory accesses that depend only on the radix and `bytes_per_value`: the key of rank x is found branch-free and its index picked with
-    /// masks (encryption); the digit's key is fetched by a masked scan and ranked (decryption).
+    /// with branches and memory accesses that depend only on the radix and `bytes_per_value`:
+    /// the key of rank x is found branch-free and its index picked with masks (encryption);
+    /// the digit's key is fetched by a masked scan and ranked (decryption).
     /// Encrypting one message ranks each key as its AES block arrives (radices below 128, in
     /// 4 KiB of stack); from radix 128 on, where the n²/2 compares of ranking outgrow the
     /// chain, the key of rank x is searched for two bits at a time after it, each pass
     /// counting the keys below three candidates (32-bit halves up to radix 256, in 3 KiB of
-    /// stack; whole keys above). In lockstep on x86-64 with AVX2, decryption, and encryption
-    /// up to radix 16, run the group kernel's constant-time passes eight lanes at a time.
+    /// stack; whole keys above). In lockstep on x86-64 with AVX2 and radices up to 255,
+    /// decryption, and encryption up to radix 16, run the group kernel's constant-time passes
+    /// eight lanes at a time.
     /// The one exception is a tie of a value's leading 64 bits with another's, which happens with
     /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100) and then compares
     /// the two values in full.
@@ -201,35 +208,23 @@ impl ConstantTimeGroup {
         n as usize <= group::SMALL_RADIX
     }
 
-    /// π(x) for every lane, for a radix where [`ConstantTimeGroup::forward_runs`].
+    /// π(x) (where [`ConstantTimeGroup::forward_runs`]) when `forward`, else π⁻¹(k), for
+    /// every lane, as [`Group::forward`] and [`Group::inverse`] but with no branch or address
+    /// that depends on the keys or the digits (save a tie of leading bits, see
+    /// [`Selection::ConstantTime`]).
     #[inline(always)]
-    pub(crate) fn forward(
+    pub(crate) fn select(
         self,
         blocks: &group::Blocks<'_>,
         work: group::Work<'_>,
         digits: &mut [u32],
+        forward: bool,
     ) {
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = (blocks, work, digits);
+        let _ = (blocks, work, digits, forward);
         match self.0 {
             #[cfg(target_arch = "x86_64")]
-            ConstantTimeIsa::Avx2(isa) => isa.forward(blocks, work, digits),
-        }
-    }
-
-    /// π⁻¹(k) for every lane as [`Group::inverse`], without a load whose address depends on k.
-    #[inline(always)]
-    pub(crate) fn inverse(
-        self,
-        blocks: &group::Blocks<'_>,
-        work: group::Work<'_>,
-        digits: &mut [u32],
-    ) {
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (blocks, work, digits);
-        match self.0 {
-            #[cfg(target_arch = "x86_64")]
-            ConstantTimeIsa::Avx2(isa) => isa.inverse_constant_time(blocks, work, digits),
+            ConstantTimeIsa::Avx2(isa) => isa.select_constant_time(blocks, work, digits, forward),
         }
     }
 }

@@ -315,8 +315,8 @@ mod group {
             }
             // The constant-time passes: π⁻¹ always, π where the group kernel runs it.
             if let Some(group) = ConstantTimeGroup::detect() {
-                let forward = move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.forward(b, w, d);
-                let inverse = move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.inverse(b, w, d);
+                let forward = move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.select(b, w, d, true);
+                let inverse = move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.select(b, w, d, false);
                 check(&case, &[("constant-time group inverse", &inverse, false)])?;
                 if ConstantTimeGroup::forward_runs(case.1 as u32) {
                     check(&case, &[("constant-time group forward", &forward, true)])?;

@@ -3,7 +3,8 @@
 //! Riffpe(10, 16) with 18, and 6-digit numbers through Riffpe(10, 6) with 18.
 //!
 //! 1 MiB of input by default; `RIFFPE_BENCH_FULL=1` adds 16, 32 and 64 MiB for Riffpe(100, 8),
-//! lockstep and parallel.
+//! lockstep and parallel. Lockstep encryption is also run with constant-time selection, beside
+//! the fast one, for radices 10 to 1000.
 //! Each benchmark also counts its allocations per call (see `riffpe_benches::AllocationLog`).
 
 use std::hint::black_box;
@@ -12,7 +13,7 @@ use std::time::Duration;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use riffpe::integer::{DigitOrder, domain_size, from_digits, to_digits};
-use riffpe::{MessageError, Riffpe, ScratchBuf, Tweak};
+use riffpe::{MessageError, Riffpe, ScratchBuf, Selection, Tweak};
 use riffpe_batch::{Batch, Mode};
 use riffpe_benches::{AllocationLog, CountingAllocator, KEY, TWEAK, fixed_random};
 
@@ -169,5 +170,48 @@ fn small_arrays(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, throughput, small_arrays);
+/// Lockstep with constant-time selection beside the fast one, 1 MiB, radices 10 to 1000.
+fn constant_time(c: &mut Criterion) {
+    let group_name = "throughput-encrypt-constant-time";
+    let mut group = c.benchmark_group(group_name);
+    let log = AllocationLog::new(env!("CARGO_TARGET_TMPDIR"), group_name);
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(4));
+    let configs = [
+        ("Riffpe(10,16) b=18", 10, 16, 18),
+        ("Riffpe(100,8) b=16", 100, 8, 16),
+        ("Riffpe(200,4) b=16", 200, 4, 16),
+        ("Riffpe(256,4) b=16", 256, 4, 16),
+        ("Riffpe(1000,3) b=19", 1000, 3, 19),
+    ];
+    let lockstep = Way::Batch(Mode::Lockstep);
+    for (label, radix, digits, bytes_per_value) in configs {
+        let input = format!("{label} 1MiB");
+        for (name, selection) in [
+            ("lockstep", Selection::Fast),
+            ("lockstep constant-time", Selection::ConstantTime),
+        ] {
+            let fpe = Riffpe::builder(radix, digits)
+                .bytes_per_value(bytes_per_value)
+                .selection(selection)
+                .tweak(&TWEAK)
+                .build(&KEY)
+                .expect("valid configuration");
+            let count = MIB / size_of::<u64>();
+            bench_ways(
+                &mut group,
+                &log,
+                &fpe,
+                count,
+                &input,
+                &[(name, lockstep)],
+                true,
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, throughput, small_arrays, constant_time);
 criterion_main!(benches);

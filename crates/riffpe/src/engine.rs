@@ -412,7 +412,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                 Some(arrivals) => keyed.pick_arrived(keystream, keys, arrivals, *digit),
                 None => keyed.select_with(selection, keystream, keys, &histogram, forward, *digit),
             };
-        } else if let Some(kernel) = group_kernel(self.layout.kernel, n, forward)
+        } else if let Some(kernel) = group_kernel(self.layout.kernel)
             && self.keys.len() >= Work::words(n)
         {
             // Many chains are bound by AES throughput: the keystream is stored block row by
@@ -490,16 +490,13 @@ enum GroupKernel {
     ConstantTime(ConstantTimeGroup),
 }
 
-/// The group kernel for a lockstep step of radix `n`, if `kernel` has one for it: constant
-/// time has one for π⁻¹ and for π up to radix 16; other steps select lane by lane.
+/// The group kernel of a lockstep step, if `kernel` is one (else lanes select one by one).
 #[inline(always)]
-fn group_kernel(kernel: Kernel, n: u32, forward: bool) -> Option<GroupKernel> {
+fn group_kernel(kernel: Kernel) -> Option<GroupKernel> {
     match kernel {
         Kernel::Group(group) => Some(GroupKernel::Fast(group)),
-        Kernel::ConstantTimeGroup(group) if !forward || ConstantTimeGroup::forward_runs(n) => {
-            Some(GroupKernel::ConstantTime(group))
-        }
-        _ => None,
+        Kernel::ConstantTimeGroup(group) => Some(GroupKernel::ConstantTime(group)),
+        Kernel::PerLane | Kernel::ConstantTime => None,
     }
 }
 

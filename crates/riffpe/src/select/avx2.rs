@@ -10,7 +10,7 @@ use core::arch::x86_64::*;
 use super::KeyLayout;
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, MARK_WORDS, Marks, Passes, Picked, SMALL_RADIX, Work,
-    by_chunks, rank_digits, small_digits, sort16,
+    by_chunks, rank_digits, searched_digits, small_digits, sort16,
 };
 
 cpufeatures::new!(avx2_cpu, "avx2");
@@ -41,8 +41,24 @@ impl Avx2 {
         unsafe { inverse_avx2(blocks, work, digits) }
     }
 
-    /// π (up to radix [`SMALL_RADIX`], where [`Avx2::forward`] ranks every key) when
-    /// `forward`, else π⁻¹ by [`inverse_constant_time_avx2`]: the constant-time passes.
+    /// The constant-time search of the chunk of lanes from `first` on: each lane's key of rank
+    /// x and the lanes whose key ties another's leading bits.
+    #[cfg(test)]
+    pub(super) fn search_constant_time(
+        self,
+        blocks: &Blocks<'_>,
+        work: Work<'_>,
+        first: usize,
+        digits: &[u32],
+    ) -> ([u64; CHUNK], u32) {
+        let pairs = &mut work.pairs()[..(blocks.layout.n as usize).div_ceil(2)];
+        // SAFETY: as for `forward`.
+        unsafe { search_chunk(blocks, pairs, first, digits) }
+    }
+
+    /// π when `forward` (up to radix [`SMALL_RADIX`] as [`Avx2::forward`], which ranks every
+    /// key; above it by [`forward_constant_time_avx2`]), else π⁻¹ by
+    /// [`inverse_constant_time_avx2`]: the constant-time passes.
     #[inline(always)]
     pub(super) fn select_constant_time(
         self,
@@ -51,8 +67,11 @@ impl Avx2 {
         digits: &mut [u32],
         forward: bool,
     ) {
-        if forward {
+        if forward && blocks.layout.n as usize <= SMALL_RADIX {
             self.forward(blocks, work, digits)
+        } else if forward {
+            // SAFETY: as for `forward`.
+            unsafe { forward_constant_time_avx2(blocks, work, digits) }
         } else {
             // SAFETY: as for `forward`.
             unsafe { inverse_constant_time_avx2(blocks, work, digits) }
@@ -225,6 +244,216 @@ fn each_row(blocks: &Blocks<'_>, first: usize, count: usize, mut f: impl FnMut(u
         let key = |lead| _mm256_or_si256(_mm256_and_si256(lead, value_mask), index);
         f(k, [key(lead[0]), key(lead[1])]);
     }
+}
+
+/// π(x) for every lane above radix [`SMALL_RADIX`] without a branch or an address that depends
+/// on the keys or the digits (save a tie of leading bits, see `Selection::ConstantTime`): the
+/// key of rank x searched for bit by bit, sixteen keys to a compare ([`search_chunk`]).
+#[target_feature(enable = "avx2")]
+fn forward_constant_time_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    let n = blocks.layout.n as usize;
+    let pairs = &mut work.pairs()[..n.div_ceil(2)];
+    for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+        let first = chunk * CHUNK;
+        let found = search_chunk(blocks, pairs, first, digits);
+        searched_digits(blocks, first, found, pairs.as_flattened_mut(), digits);
+    }
+}
+
+/// For the lanes from `first` on, one digit x each in `digits`: each lane's key of rank x, and
+/// the lanes (bit `l` for lane `l`) where another key shares that key's leading bits.
+///
+/// Keys are kept as four 16-bit quarters, sign-flipped, two rows to a vector ([`Work::pairs`]):
+/// quarter `q` of rows `2p` and `2p + 1` of the eight lanes is vector `q` of pair `p`. Each
+/// lane's key of rank x is then found a quarter at a time from the top: the quarter is searched
+/// for among the keys that share the quarters found so far (the others made the largest
+/// value, which never lies below a candidate), with the keys that lie below in an earlier
+/// quarter counted as below.
+#[target_feature(enable = "avx2")]
+fn search_chunk(
+    blocks: &Blocks<'_>,
+    pairs: &mut [[u64; 2 * CHUNK]],
+    first: usize,
+    digits: &[u32],
+) -> ([u64; CHUNK], u32) {
+    let n = blocks.layout.n as usize;
+    let (zero, ones) = (_mm256_setzero_si256(), _mm256_set1_epi8(-1));
+    let largest = _mm256_set1_epi16(i16::MAX);
+    let sign = _mm256_set1_epi16(i16::MIN);
+    // A lane pair's u64s as their quarters, lowest first, each quarter's two lanes in a word.
+    let quarters = _mm256_setr_epi8(
+        0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15, 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12,
+        13, 6, 7, 14, 15,
+    );
+    // After unpacking, lane pairs stand as 01, 45, 01, 45, 23, 67, 23, 67.
+    let in_order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    // Each row as [quarter 1 | quarter 0] and [quarter 3 | quarter 2]; an even row waits for the
+    // odd one after it, to be stored as whole vectors of the pair.
+    let mut even = [_mm256_set1_epi16(i16::MAX); 2];
+    let mut store_pair =
+        |p: usize, [high, low]: [__m256i; 2], [next_high, next_low]: [__m256i; 2]| {
+            let pair = &mut pairs[p];
+            store_quarter(pair, 0, _mm256_permute2x128_si256::<0x31>(high, next_high));
+            store_quarter(pair, 1, _mm256_permute2x128_si256::<0x20>(high, next_high));
+            store_quarter(pair, 2, _mm256_permute2x128_si256::<0x31>(low, next_low));
+            store_quarter(pair, 3, _mm256_permute2x128_si256::<0x20>(low, next_low));
+        };
+    each_row(blocks, first, digits.len(), |k, keys| {
+        let (a, b) = (
+            _mm256_shuffle_epi8(keys[0], quarters),
+            _mm256_shuffle_epi8(keys[1], quarters),
+        );
+        let low = _mm256_permutevar8x32_epi32(_mm256_unpacklo_epi32(a, b), in_order);
+        let high = _mm256_permutevar8x32_epi32(_mm256_unpackhi_epi32(a, b), in_order);
+        let row = [_mm256_xor_si256(high, sign), _mm256_xor_si256(low, sign)];
+        if k % 2 == 0 {
+            even = row;
+        } else {
+            store_pair(k / 2, even, row);
+        }
+    });
+    if n % 2 == 1 {
+        // The last pair's second row: no key, the largest value in every quarter.
+        store_pair(n / 2, even, [_mm256_set1_epi16(i16::MAX); 2]);
+    }
+    let x: [u16; 2 * CHUNK] =
+        core::array::from_fn(|i| digits.get(i % CHUNK).map_or(0, |&d| d as u16));
+    // SAFETY: `x` is 32 readable bytes; the load is unaligned.
+    let x = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
+
+    // Unless keys are exact, the last quarter's index bits are not searched for: the found
+    // leading bits are the answer's, and its index is that of the one key sharing them (if
+    // another does, leading bits tie and the pick is made again in full anyway).
+    let exact = blocks.layout.exact();
+    let index_bits = if exact { 0 } else { blocks.layout.index_bits() };
+    let mut under = zero;
+    let mut found = [zero; 4];
+    for (q, found) in found.iter_mut().enumerate() {
+        let lowest = if q == 3 { index_bits } else { 0 };
+        *found = largest_at_most(pairs, q, lowest, under, x);
+        if q == 3 {
+            break;
+        }
+        // Keys that lie below by this quarter are counted; those that share it (and all
+        // before) stay in the search, their mask replacing this quarter; the others leave it.
+        let mut below = zero;
+        for pair in pairs.iter_mut() {
+            let [this, next] = [q, q + 1].map(|q| load_quarter(pair, q));
+            let still = if q == 0 {
+                ones
+            } else {
+                load_quarter(pair, q - 1)
+            };
+            let same = _mm256_and_si256(_mm256_cmpeq_epi16(this, *found), still);
+            below = _mm256_sub_epi16(below, _mm256_cmpgt_epi16(*found, this));
+            store_quarter(pair, q, same);
+            store_quarter(pair, q + 1, _mm256_blendv_epi8(largest, next, same));
+        }
+        under = _mm256_add_epi16(under, both_rows(below));
+    }
+
+    // The keys sharing the found leading bits: still in the search after three quarters, and
+    // the same in the fourth outside the index; the answer's index is theirs if they are one.
+    let mut ties = 0;
+    if !exact {
+        let outside = _mm256_set1_epi16(!(blocks.layout.index_mask() as u16) as i16);
+        let (mut same, mut index) = (zero, zero);
+        for pair in pairs.iter() {
+            let this = load_quarter(pair, 3);
+            let differ = _mm256_and_si256(_mm256_xor_si256(this, found[3]), outside);
+            let lead = _mm256_and_si256(_mm256_cmpeq_epi16(differ, zero), load_quarter(pair, 2));
+            same = _mm256_sub_epi16(same, lead);
+            index = _mm256_or_si256(
+                index,
+                _mm256_andnot_si256(outside, _mm256_and_si256(lead, this)),
+            );
+        }
+        let index = _mm256_or_si256(index, _mm256_permute2x128_si256::<0x01>(index, index));
+        found[3] = _mm256_or_si256(found[3], index);
+        let alone = _mm256_cmpeq_epi16(both_rows(same), _mm256_set1_epi16(1));
+        // Two mask bits a lane; lanes 0–7 are the low half.
+        let alone = _mm256_movemask_epi8(alone) as u32;
+        ties = (0..CHUNK).fold(0, |ties, l| {
+            ties | u32::from(alone >> (2 * l) & 1 == 0) << l
+        });
+    }
+    let found = found.map(|quarter| {
+        let mut lanes = [0u16; 2 * CHUNK];
+        // SAFETY: `lanes` is 32 writable bytes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), _mm256_xor_si256(quarter, sign)) }
+        lanes
+    });
+    let found = core::array::from_fn(|l| {
+        found
+            .iter()
+            .fold(0, |key, quarter| key << 16 | u64::from(quarter[l]))
+    });
+    (found, ties & !(u32::MAX << digits.len()))
+}
+/// Vector `q` of a pair: quarter `q` of its two rows.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load_quarter(pair: &[u64; 2 * CHUNK], q: usize) -> __m256i {
+    let (quarters, _) = pair.as_chunks::<4>();
+    // SAFETY: a quarter is 32 readable bytes; the load is unaligned.
+    unsafe { _mm256_loadu_si256(quarters[q].as_ptr().cast()) }
+}
+
+/// Stores vector `q` of a pair.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store_quarter(pair: &mut [u64; 2 * CHUNK], q: usize, v: __m256i) {
+    let (quarters, _) = pair.as_chunks_mut::<4>();
+    store4(&mut quarters[q], v);
+}
+
+/// Per-lane sums of a vector of two rows' counts, in both halves.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn both_rows(counts: __m256i) -> __m256i {
+    _mm256_add_epi16(counts, _mm256_permute2x128_si256::<0x01>(counts, counts))
+}
+
+/// For each lane, in both halves: the largest 16-bit value, sign-flipped, with its bits below
+/// `lowest` clear and at most `x` of the quarters `q` of `pairs` below it, `under` more counted
+/// below. Found from the top bit down, a bit a pass: with sixteen keys to a compare, four
+/// running counts keep a pass from waiting on each compare.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn largest_at_most(
+    pairs: &[[u64; 2 * CHUNK]],
+    q: usize,
+    lowest: u32,
+    under: __m256i,
+    x: __m256i,
+) -> __m256i {
+    let zero = _mm256_setzero_si256();
+    let sign = _mm256_set1_epi16(i16::MIN);
+    let mut found = zero;
+    for bit in (lowest..16).rev() {
+        let candidate = _mm256_or_si256(found, _mm256_set1_epi16((1u16 << bit) as i16));
+        let flipped = _mm256_xor_si256(candidate, sign);
+        let mut below = [zero; 4];
+        let (quads, rest) = pairs.as_chunks::<4>();
+        for quad in quads {
+            for (below, pair) in below.iter_mut().zip(quad) {
+                let less = _mm256_cmpgt_epi16(flipped, load_quarter(pair, q));
+                *below = _mm256_sub_epi16(*below, less);
+            }
+        }
+        for pair in rest {
+            let less = _mm256_cmpgt_epi16(flipped, load_quarter(pair, q));
+            below[0] = _mm256_sub_epi16(below[0], less);
+        }
+        let below = _mm256_add_epi16(
+            _mm256_add_epi16(below[0], below[1]),
+            _mm256_add_epi16(below[2], below[3]),
+        );
+        let below = _mm256_add_epi16(both_rows(below), under);
+        // The bit stays where at most x lie below the candidate.
+        found = _mm256_blendv_epi8(candidate, found, _mm256_cmpgt_epi16(below, x));
+    }
+    _mm256_xor_si256(found, sign)
 }
 
 /// The portable `mark_rows` of the tests, a row's keys compared with the lanes' buckets as two
@@ -416,7 +645,7 @@ fn inverse_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
 /// with it (`Selection::ConstantTime`; a tie of leading bits is the documented exception).
 #[target_feature(enable = "avx2")]
 fn inverse_constant_time_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
-    let rows = work.rows;
+    let rows = work.rows();
     let n = blocks.layout.n as usize;
     let value_mask = _mm256_set1_epi64x(blocks.layout.value_mask() as i64);
     let zero = _mm256_setzero_si256();

@@ -273,7 +273,7 @@ fn array(v: __m512i) -> [u64; CHUNK] {
 /// compared with the lanes' pivots as one vector.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn inverse_avx512(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
-    let rows = work.rows;
+    let rows = work.rows();
     let one = _mm512_set1_epi64(1);
     let value_mask = _mm512_set1_epi64(blocks.layout.value_mask() as i64);
     for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {

@@ -29,6 +29,10 @@ use crate::select::KeyLayout;
 /// Largest radix handled here: bucket counts are bytes, and a lane's marks are 4 words of 64.
 pub(crate) const MAX_RADIX: u32 = 255;
 
+/// Largest radix of the constant-time passes: counts and digits are 16-bit there, and a key's
+/// index lies in its lowest 16 bits.
+pub(crate) const CONSTANT_TIME_MAX_RADIX: u32 = 1 << 15;
+
 /// Most lanes in a group: the widest AES backend (VAES-512) runs 64 blocks at once.
 pub(crate) const MAX_LANES: usize = 64;
 
@@ -204,22 +208,38 @@ pub(super) fn halves(block: &[u8; 16]) -> (u64, u64) {
 /// Working memory for [`forward`] and [`inverse`], carved from the key scratch: the rows of
 /// one [`CHUNK`] of lanes, whatever the group's size.
 pub(crate) struct Work<'w> {
-    /// `n` rows of [`CHUNK`] keys.
-    pub(super) rows: &'w mut [[u64; CHUNK]],
+    /// [`Work::words`] words.
+    words: &'w mut [u64],
+    n: usize,
 }
 
 impl<'w> Work<'w> {
     /// Working memory for radix `n` from `keys`, which must hold [`Work::words`] of them.
     #[inline]
     pub fn new(keys: &'w mut [u64], n: u32) -> Self {
-        let (rows, _) = keys[..Self::words(n)].as_chunks_mut::<CHUNK>();
-        Work { rows }
+        Work {
+            words: &mut keys[..Self::words(n)],
+            n: n as usize,
+        }
     }
 
-    /// Words of key scratch for radix `n`.
+    /// Words of key scratch for radix `n`: `n` rows of [`CHUNK`] keys, rounded up to pairs.
     #[inline]
     pub fn words(n: u32) -> usize {
-        n as usize * CHUNK
+        (n as usize).next_multiple_of(2) * CHUNK
+    }
+
+    /// `n` rows of [`CHUNK`] keys.
+    #[inline(always)]
+    pub(super) fn rows(self) -> &'w mut [[u64; CHUNK]] {
+        let (rows, _) = self.words.as_chunks_mut::<CHUNK>();
+        &mut rows[..self.n]
+    }
+
+    /// The rows two by two, `n / 2` rounded up.
+    #[inline(always)]
+    pub(super) fn pairs(self) -> &'w mut [[u64; 2 * CHUNK]] {
+        self.words.as_chunks_mut::<{ 2 * CHUNK }>().0
     }
 }
 
@@ -256,7 +276,7 @@ pub(super) fn by_chunks<C, M, R>(
     M: Fn(&[[u64; CHUNK]], &[u64; CHUNK]) -> Marks,
     R: Fn(&Blocks<'_>, &Picked<'_>, &mut [u32]),
 {
-    let rows = work.rows;
+    let rows = work.rows();
     for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
         let first = chunk * CHUNK;
         let (low, high) = (passes.count)(blocks, first, digits.len(), rows);
@@ -459,13 +479,50 @@ pub(super) fn pick_large(
         *key = rows[k][l];
         len += 1;
     }
-    let keys = &mut keys[..len];
+    nth_exact(blocks, first + l, &mut keys[..len], rank)
+}
+
+/// The index carried by the key of rank `rank` among `keys`, keys of lane `lane` compared in
+/// full where their leading bits tie.
+#[inline(always)]
+fn nth_exact(blocks: &Blocks<'_>, lane: usize, keys: &mut [u64], rank: u64) -> u32 {
     if rank as usize >= keys.len() {
         return unreachable_rank();
     }
-    let lane = first + l;
     let (_, nth, _) = keys.select_nth_unstable_by(rank as usize, |&a, &b| blocks.cmp(lane, a, b));
     blocks.layout.index(*nth) as u32
+}
+
+/// Each lane's π(x) from `found`, its key of rank x among all `n` keys, unless bit `l` of `ties`
+/// is set: then, as in [`small_digits`], the pick is made again with whole values compared, the
+/// lane's keys made anew from its keystream into `spare` (at least `n` words, free by then).
+#[inline(always)]
+pub(super) fn searched_digits(
+    blocks: &Blocks<'_>,
+    first: usize,
+    (found, ties): ([u64; CHUNK], u32),
+    spare: &mut [u64],
+    digits: &mut [u32],
+) {
+    for (l, digit) in digits.iter_mut().enumerate() {
+        *digit = if ties & (1 << l) == 0 {
+            blocks.layout.index(found[l]) as u32
+        } else {
+            pick_exact(blocks, first + l, spare, *digit)
+        };
+    }
+}
+
+/// π(x) of lane `lane`, keys made from its keystream into `spare` and compared in full where
+/// leading bits tie.
+#[cold]
+#[inline(never)]
+fn pick_exact(blocks: &Blocks<'_>, lane: usize, spare: &mut [u64], x: u32) -> u32 {
+    let keys = &mut spare[..blocks.layout.n as usize];
+    for (k, key) in keys.iter_mut().enumerate() {
+        *key = blocks.key(lane, k);
+    }
+    nth_exact(blocks, lane, keys, x.into())
 }
 
 /// Each lane's π(x) from `found`, its key of rank x among all `n` keys (rows `rows` of the chunk

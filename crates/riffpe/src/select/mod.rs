@@ -11,7 +11,8 @@
 //! and forward gathers the one bucket in a pass over the keys; inverse (π⁻¹) counts the keys
 //! below one key in a single branch-free pass. On x86-64 with AVX2 or AVX-512 and radices up to
 //! 255, the group kernel does this for eight lanes at a time; with AVX2 it also has
-//! constant-time passes (π⁻¹, and π up to radix 16), which constant-time lockstep uses.
+//! constant-time passes (π⁻¹; π by ranking every key up to radix 16 and by a bitwise search over
+//! 16-bit quarters of keys above it, up to radix 2^15), which constant-time lockstep uses.
 //!
 //! Constant-time π of one message ranks each key as it arrives below radix 128 and searches
 //! for the key of rank x after the chain from there on (`constant_time`).
@@ -56,17 +57,18 @@ pub enum Selection {
     /// keystream and the digit, so timing and cache traces depend on secret values.
     #[default]
     Fast,
-    /// About n² compares per step below radix 128 (48 in lockstep) and 96·n from there on,
-    /// with branches and memory accesses that depend only on the radix and `bytes_per_value`:
+    /// About n² compares per step below radix 128 (48 in lockstep without AVX2) and 96·n from
+    /// there on (at most 64·n in lockstep with AVX2, sixteen to an instruction), with branches and memory accesses that depend only on the radix and `bytes_per_value`:
     /// the key of rank x is found branch-free and its index picked with masks (encryption);
     /// the digit's key is fetched by a masked scan and ranked (decryption).
     /// Encrypting one message ranks each key as its AES block arrives (radices below 128, in
     /// 4 KiB of stack); from radix 128 on, where the n²/2 compares of ranking outgrow the
     /// chain, the key of rank x is searched for two bits at a time after it, each pass
     /// counting the keys below three candidates (32-bit halves up to radix 256, in 3 KiB of
-    /// stack; whole keys above). In lockstep on x86-64 with AVX2 and radices up to 255,
-    /// decryption, and encryption up to radix 16, run the group kernel's constant-time passes
-    /// eight lanes at a time.
+    /// stack; whole keys above). In lockstep on x86-64 with AVX2 and radices up to 2^15, the
+    /// group kernel's constant-time passes select for eight lanes at a time: encryption above
+    /// radix 16 searches a bit a pass over keys split into 16-bit quarters, sixteen to a compare
+    /// (64 passes over n/2 vectors, fewer by the index bits).
     /// The one exception is a tie of a value's leading 64 bits with another's, which happens with
     /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100) and then compares
     /// the two values in full.
@@ -89,25 +91,25 @@ pub(crate) enum Kernel {
     ConstantTime,
     /// Eight lanes at a time, on a CPU that runs the group kernel (AVX-512 or AVX2).
     Group(Group),
-    /// In constant time, eight lanes at a time where the group kernel's passes are
-    /// constant-time (π⁻¹, and π for radices up to 16, which ranks every key), else lane by
-    /// lane: the AVX2 kernel, on CPUs that have it.
+    /// In constant time, eight lanes at a time (π⁻¹, and π: every key ranked up to radix 16,
+    /// a bitwise search above it): the AVX2 kernel, on CPUs that have it.
     ConstantTimeGroup(ConstantTimeGroup),
 }
 
 impl Kernel {
     /// The kernel for `selection` over radices up to `max_radix` on this CPU: the group kernel
-    /// where it pays (AVX-512 or else AVX2, radices up to [`group::MAX_RADIX`]), else lane by
-    /// lane.
+    /// where it pays (AVX-512 or else AVX2, radices up to [`group::MAX_RADIX`]; in constant
+    /// time AVX2, up to [`group::CONSTANT_TIME_MAX_RADIX`]), else lane by lane.
     pub(crate) fn detect(selection: Selection, max_radix: u32) -> Kernel {
-        let fits = max_radix <= group::MAX_RADIX;
         match selection {
             Selection::ConstantTime => match ConstantTimeGroup::detect() {
-                Some(group) if fits => Kernel::ConstantTimeGroup(group),
+                Some(group) if max_radix <= group::CONSTANT_TIME_MAX_RADIX => {
+                    Kernel::ConstantTimeGroup(group)
+                }
                 _ => Kernel::ConstantTime,
             },
             Selection::Fast => match Group::detect() {
-                Some(group) if fits => Kernel::Group(group),
+                Some(group) if max_radix <= group::MAX_RADIX => Kernel::Group(group),
                 _ => Kernel::PerLane,
             },
         }
@@ -201,15 +203,7 @@ impl ConstantTimeGroup {
         None
     }
 
-    /// Whether π at radix `n` runs here: up to 16 the group kernel ranks every key, without a
-    /// branch or an address that depends on them; larger radices select lane by lane.
-    #[inline(always)]
-    pub(crate) fn forward_runs(n: u32) -> bool {
-        n as usize <= group::SMALL_RADIX
-    }
-
-    /// π(x) (where [`ConstantTimeGroup::forward_runs`]) when `forward`, else π⁻¹(k), for
-    /// every lane, as [`Group::forward`] and [`Group::inverse`] but with no branch or address
+    /// π(x) when `forward`, else π⁻¹(k), for every lane, as [`Group::forward`] and [`Group::inverse`] but with no branch or address
     /// that depends on the keys or the digits (save a tie of leading bits, see
     /// [`Selection::ConstantTime`]).
     #[inline(always)]

@@ -83,6 +83,12 @@ impl KeyLayout {
         k * self.bytes_per_value + self.lead
     }
 
+    /// Low key bits that hold the index.
+    #[inline]
+    pub(super) fn index_bits(&self) -> u32 {
+        self.index_bits
+    }
+
     #[inline]
     pub(super) fn index_mask(&self) -> u64 {
         (1u64 << self.index_bits) - 1

@@ -4,6 +4,7 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use riffpe::Selection;
 
 const AFTER_HELP: &str = "\
 The key comes from --key-file PATH, or else -k HEX, or else the RIFFPE_KEY environment
@@ -261,6 +262,21 @@ pub struct SchemeArgs {
     /// Big-endian digits: the last digit is the least significant (default: the first)
     #[arg(short = 'B', long)]
     pub big_endian: bool,
+
+    /// Constant-time selection: branches and memory accesses that do not depend on the values
+    /// or the key (the same output; see the security notes for its cost)
+    #[arg(long)]
+    pub constant_time: bool,
+}
+
+impl SchemeArgs {
+    /// The core's selection, as --constant-time asks.
+    pub fn selection(&self) -> Selection {
+        match self.constant_time {
+            true => Selection::ConstantTime,
+            false => Selection::Fast,
+        }
+    }
 }
 
 /// Files, threads, progress.

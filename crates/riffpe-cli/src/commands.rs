@@ -124,11 +124,13 @@ fn build_fpe(args: &SchemeArgs, key: &[u8], tweak: &[u8]) -> Result<AnyFpe> {
     let built: Result<AnyFpe, SetupError> = match &args.radices {
         Some(radices) => RiffpeX::builder(radices.clone())
             .bytes_per_value(bytes_per_value)
+            .selection(args.selection())
             .tweak(tweak)
             .build(key)
             .map(Into::into),
         None => Riffpe::builder(args.radix, args.digits)
             .bytes_per_value(bytes_per_value)
+            .selection(args.selection())
             .tweak(tweak)
             .build(key)
             .map(Into::into),
@@ -217,7 +219,8 @@ fn build_format(args: &FormatArgs, named: Option<&str>) -> Result<Format> {
 fn format_layout(args: &CryptArgs, key: &[u8], tweak: &[u8]) -> Result<FormatLayout> {
     let cipher = |named: Option<&str>, what: &str| -> Result<FormatCipher> {
         let format = build_format(&args.format, named).map_err(|e| anyhow!("{what}: {e}"))?;
-        let cipher = FormatCipher::new(key, format).map_err(|e| anyhow!("{what}: {e}"))?;
+        let cipher = FormatCipher::with_selection(key, format, args.scheme.selection())
+            .map_err(|e| anyhow!("{what}: {e}"))?;
         Ok(cipher.context(tweak))
     };
     if args.csv.column.is_empty() {

@@ -354,6 +354,12 @@ fn every_public_vector_through_the_command_line() {
         } else {
             &[false]
         };
+        // Every third vector with constant-time selection, which must give the same output.
+        let selection: &[&str] = if number % 3 == 1 {
+            &["--constant-time"]
+        } else {
+            &[]
+        };
         for &big_endian in orders {
             let order: &[&str] = if big_endian { &["-B"] } else { &[] };
             let (x, y) = (integer(&plain, big_endian), integer(&cipher, big_endian));
@@ -362,6 +368,7 @@ fn every_public_vector_through_the_command_line() {
                 .arg("encrypt")
                 .args(&args)
                 .args(order)
+                .args(selection)
                 .write_stdin(x.clone())
                 .output()
                 .unwrap();
@@ -376,6 +383,7 @@ fn every_public_vector_through_the_command_line() {
                 .arg("decrypt")
                 .args(&args)
                 .args(order)
+                .args(selection)
                 .arg(y.trim_end())
                 .output()
                 .unwrap();
@@ -389,6 +397,54 @@ fn every_public_vector_through_the_command_line() {
         }
     }
     assert!(checked > 300, "{checked}");
+}
+
+#[test]
+fn constant_time_selection_gives_the_same_output_in_bulk() {
+    // Enough lines for lockstep: integers of Riffpe(100, 8), of RiffpeX with radices above the
+    // ones lockstep ranks every key for, and strings of an alphanumeric format (radix 62).
+    let integers: String = (0..300u64)
+        .map(|i| {
+            format!(
+                "{:016}\n",
+                i.wrapping_mul(0x9e37_79b9_7f4a_7c15) % 10u64.pow(16)
+            )
+        })
+        .collect();
+    let small: String = (0..300u64)
+        .map(|i| format!("{:07}\n", i * 3331 % 10_000_000))
+        .collect();
+    let words: String = (0..300u64)
+        .map(|i| format!("Id{i:06}x{}\n", i % 7))
+        .collect();
+    let cases: [(&[&str], &str); 3] = [
+        (&["-n", "100", "-l", "8"], &integers),
+        (&["--radices", "40,50,50,100"], &small),
+        (&["--format", "alnum"], &words),
+    ];
+    for (args, input) in cases {
+        let run = |command: &str, selection: &[&str], input: &str| {
+            success(
+                keyed()
+                    .arg(command)
+                    .args(args)
+                    .args(selection)
+                    .write_stdin(input.to_string()),
+            )
+        };
+        let fast = run("encrypt", &[], input);
+        assert_eq!(fast.lines().count(), 300, "{args:?}");
+        assert_eq!(
+            run("encrypt", &["--constant-time"], input),
+            fast,
+            "{args:?}"
+        );
+        assert_eq!(
+            run("decrypt", &["--constant-time"], &fast),
+            input,
+            "{args:?}"
+        );
+    }
 }
 
 #[test]

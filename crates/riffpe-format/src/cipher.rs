@@ -7,7 +7,7 @@ use core::fmt;
 
 use crate::engine::{Key, Permutations, Scratch};
 use crate::format::{Direction, Plan};
-use crate::{BulkError, Error, Format};
+use crate::{BulkError, Error, Format, Selection};
 
 /// Encrypts and decrypts strings of one [`Format`] under one key.
 ///
@@ -28,6 +28,7 @@ pub struct FormatCipher {
     key: Key,
     context: Vec<u8>,
     bytes_per_value: usize,
+    selection: Selection,
     /// A template's one RiffpeX object, made once.
     fixed: Option<Permutations>,
 }
@@ -37,22 +38,44 @@ impl fmt::Debug for FormatCipher {
         f.debug_struct("FormatCipher")
             .field("format", &self.format)
             .field("bytes_per_value", &self.bytes_per_value)
+            .field("selection", &self.selection)
             .finish_non_exhaustive()
     }
 }
 
 impl FormatCipher {
-    /// A cipher for `format` ([`Format::check`]ed) under a 16-, 24- or 32-byte AES `key`.
+    /// A cipher for `format` ([`Format::check`]ed) under a 16-, 24- or 32-byte AES `key`, with
+    /// the core's default [`Selection`].
     pub fn new(key: &[u8], format: Format) -> Result<Self, Error> {
+        Self::with_selection(key, format, Selection::default())
+    }
+
+    /// As [`FormatCipher::new`], with the permutations read off the keystream as `selection`
+    /// says: [`Selection::ConstantTime`] where an attacker can time or observe the cache of the
+    /// process (the same tokens; the cost is in the core crate's security notes).
+    ///
+    /// ```
+    /// use riffpe_format::{Format, FormatCipher, Selection};
+    ///
+    /// let key = [0x2b; 16];
+    /// let fast = FormatCipher::new(&key, Format::named("card")?)?;
+    /// let constant_time =
+    ///     FormatCipher::with_selection(&key, Format::named("card")?, Selection::ConstantTime)?;
+    /// let card = "4111-1111-1111-1111";
+    /// assert_eq!(constant_time.encrypt(card)?, fast.encrypt(card)?);
+    /// # Ok::<(), riffpe_format::Error>(())
+    /// ```
+    pub fn with_selection(key: &[u8], format: Format, selection: Selection) -> Result<Self, Error> {
         format.check()?;
         let key = Key::new(key)?;
         let bytes_per_value = format.bytes_per_value();
         let fixed = match format.fixed_radices() {
-            Some(radices) => Some(key.permutations(&radices, bytes_per_value)?),
+            Some(radices) => Some(key.permutations(&radices, bytes_per_value, selection)?),
             None => None,
         };
         Ok(FormatCipher {
             bytes_per_value,
+            selection,
             format,
             key,
             context: Vec::new(),
@@ -94,7 +117,9 @@ impl FormatCipher {
         let fpe = match &self.fixed {
             Some(fpe) => fpe,
             None => {
-                made = self.key.permutations(&plan.radices, self.bytes_per_value)?;
+                made =
+                    self.key
+                        .permutations(&plan.radices, self.bytes_per_value, self.selection)?;
                 &made
             }
         };
@@ -231,7 +256,7 @@ impl FormatCipher {
             };
             let fpe = self
                 .key
-                .permutations(radices, self.bytes_per_value)
+                .permutations(radices, self.bytes_per_value, self.selection)
                 .map_err(at)?;
             messages.clear();
             tweaks.clear();

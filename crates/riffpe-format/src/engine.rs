@@ -2,7 +2,7 @@
 
 use alloc::vec::Vec;
 
-use riffpe::{Aes, RiffpeX, ScratchBuf, Tweak};
+use riffpe::{Aes, RiffpeX, ScratchBuf, Selection, Tweak};
 
 use crate::Error;
 use crate::format::Direction;
@@ -23,9 +23,11 @@ impl Key {
         &self,
         radices: &[u32],
         bytes_per_value: usize,
+        selection: Selection,
     ) -> Result<Permutations, Error> {
         RiffpeX::builder(radices.to_vec())
             .bytes_per_value(bytes_per_value)
+            .selection(selection)
             .build_with_cipher(self.0.clone())
             .map(Permutations)
             .map_err(|e| core_error(e.into()))

@@ -27,6 +27,9 @@ pub use luhn::Luhn;
 pub use named::{NamedFormat, named_formats};
 pub use tweak::{TWEAK_MAGIC, TWEAK_VERSION};
 
+/// How the core reads each permutation off its keystream (see [`FormatCipher::with_selection`]).
+pub use riffpe::Selection;
+
 /// The longest value, in characters: 4096.
 pub const MAX_CHARS: usize = 4096;
 

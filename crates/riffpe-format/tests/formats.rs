@@ -1,7 +1,8 @@
 //! Behaviour of each kind of format and of the named ones, on fixed examples.
 
 use riffpe_format::{
-    Alphabet, Error, Format, FormatCipher, Luhn, MAX_CHARS, MIN_DOMAIN, Security, named_formats,
+    Alphabet, Error, Format, FormatCipher, Luhn, MAX_CHARS, MIN_DOMAIN, Security, Selection,
+    named_formats,
 };
 
 const KEY: [u8; 16] = [0x2b; 16];
@@ -428,4 +429,45 @@ fn refusal_thresholds_match_the_docs() {
         Format::named("ssn").unwrap().domain_for(9),
         Ok(1_000_000_000)
     );
+}
+
+#[test]
+fn constant_time_selection_gives_the_same_tokens() {
+    // One at a time and in bulk (lockstep), formats with fixed radices (card, ssn) and with
+    // radices per value (auto: digits and letters kept apart; alnum: radix 62, above the
+    // radices the lockstep ranks every key for).
+    let values = [
+        (
+            "card",
+            vec![
+                "4111-1111-1111-1111",
+                "5500 0000 0000 0004",
+                "340000000000009",
+            ],
+        ),
+        ("ssn", vec!["123-45-6789", "987-65-4321", "001-01-0001"]),
+        ("auto", vec!["a1234567", "Zx-99-QQ", "order 2024/11/25"]),
+        ("alnum", vec!["Riffpe2026", "abcXYZ0123456789"]),
+    ];
+    for (name, values) in values {
+        let format = || Format::named(name).unwrap();
+        let fast = FormatCipher::with_selection(&KEY, format(), Selection::Fast).unwrap();
+        let constant_time =
+            FormatCipher::with_selection(&KEY, format(), Selection::ConstantTime).unwrap();
+        let tokens = fast.encrypt_many(&values).unwrap();
+        assert_eq!(
+            constant_time.encrypt_many(&values).unwrap(),
+            tokens,
+            "{name}"
+        );
+        assert_eq!(
+            constant_time.decrypt_many(&tokens).unwrap(),
+            values,
+            "{name}"
+        );
+        for (value, token) in values.iter().zip(&tokens) {
+            assert_eq!(&constant_time.encrypt(value).unwrap(), token, "{name}");
+            assert_eq!(&constant_time.decrypt(token).unwrap(), value, "{name}");
+        }
+    }
 }

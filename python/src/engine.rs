@@ -38,6 +38,14 @@ pub struct RowError {
     pub reason: String,
 }
 
+/// The core's selection: constant-time where asked (the same output either way).
+pub fn selection(constant_time: bool) -> riffpe::Selection {
+    match constant_time {
+        true => riffpe::Selection::ConstantTime,
+        false => riffpe::Selection::Fast,
+    }
+}
+
 impl Cipher {
     pub fn riffpe(
         radix: u32,
@@ -45,9 +53,11 @@ impl Cipher {
         key: &[u8],
         tweak: &[u8],
         bytes_per_value: usize,
+        selection: riffpe::Selection,
     ) -> Result<Self, String> {
         riffpe::Riffpe::builder(radix, digits)
             .bytes_per_value(bytes_per_value)
+            .selection(selection)
             .tweak(tweak)
             .build(key)
             .map(|fpe| Cipher(fpe.into()))
@@ -59,9 +69,11 @@ impl Cipher {
         key: &[u8],
         tweak: &[u8],
         bytes_per_value: usize,
+        selection: riffpe::Selection,
     ) -> Result<Self, String> {
         riffpe::RiffpeX::builder(radices)
             .bytes_per_value(bytes_per_value)
+            .selection(selection)
             .tweak(tweak)
             .build(key)
             .map(|fpe| Cipher(fpe.into()))

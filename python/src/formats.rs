@@ -44,6 +44,8 @@ pub struct Options {
     pub fold_case: Option<bool>,
     pub allow_small_domain: bool,
     pub bits256: bool,
+    /// Constant-time selection (`riffpe::Selection::ConstantTime`).
+    pub constant_time: bool,
 }
 
 /// A built-in alphabet by name, else the characters given, in digit order.
@@ -108,7 +110,7 @@ pub struct StringCipher(FormatCipher);
 impl StringCipher {
     pub fn new(key: &[u8], options: &Options, context: &[u8]) -> Result<Self, String> {
         let format = options.format()?;
-        FormatCipher::new(key, format)
+        FormatCipher::with_selection(key, format, crate::engine::selection(options.constant_time))
             .map(|cipher| StringCipher(cipher.context(context)))
             .map_err(|e| e.to_string())
     }

@@ -12,7 +12,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use zeroize::{Zeroize, Zeroizing};
 
-use engine::{BlockCipher, Cipher, DEFAULT_BYTES_PER_VALUE, Direction, Order, RowError, Threads};
+use engine::{
+    BlockCipher, Cipher, DEFAULT_BYTES_PER_VALUE, Direction, Order, RowError, Threads, selection,
+};
 use formats::{Definition, LuhnChoice, Options, StringCipher};
 
 /// The bytes of a bytes-like object (bytes, bytearray, memoryview …), in memory wiped on drop.
@@ -274,13 +276,14 @@ struct Riffpe {
 
 cipher_methods!(Riffpe {
     #[new]
-    #[pyo3(signature = (radix, digits, key, tweak, bytes_per_value = None), text_signature = "(radix, digits, key, tweak, bytes_per_value=16)")]
+    #[pyo3(signature = (radix, digits, key, tweak, bytes_per_value = None, *, constant_time = false), text_signature = "(radix, digits, key, tweak, bytes_per_value=16, *, constant_time=False)")]
     fn new(
         radix: &Bound<'_, PyAny>,
         digits: &Bound<'_, PyAny>,
         key: &Bound<'_, PyAny>,
         tweak: &Bound<'_, PyAny>,
         bytes_per_value: Option<&Bound<'_, PyAny>>,
+        constant_time: bool,
     ) -> PyResult<Self> {
         let radix = to_u32(radix, &|| "radix".to_owned())?;
         let digits = to_usize(digits, "digits")?;
@@ -290,8 +293,15 @@ cipher_methods!(Riffpe {
         };
         let key = bytes_like(key, "key")?;
         let tweak = bytes_like(tweak, "tweak")?;
-        let cipher = Cipher::riffpe(radix, digits, &key, &tweak, bytes_per_value)
-            .map_err(PyValueError::new_err)?;
+        let cipher = Cipher::riffpe(
+            radix,
+            digits,
+            &key,
+            &tweak,
+            bytes_per_value,
+            selection(constant_time),
+        )
+        .map_err(PyValueError::new_err)?;
         Ok(Riffpe { cipher })
     }
 
@@ -319,12 +329,13 @@ struct RiffpeX {
 
 cipher_methods!(RiffpeX {
     #[new]
-    #[pyo3(signature = (radices, key, tweak, bytes_per_value = None), text_signature = "(radices, key, tweak, bytes_per_value=16)")]
+    #[pyo3(signature = (radices, key, tweak, bytes_per_value = None, *, constant_time = false), text_signature = "(radices, key, tweak, bytes_per_value=16, *, constant_time=False)")]
     fn new(
         radices: &Bound<'_, PyAny>,
         key: &Bound<'_, PyAny>,
         tweak: &Bound<'_, PyAny>,
         bytes_per_value: Option<&Bound<'_, PyAny>>,
+        constant_time: bool,
     ) -> PyResult<Self> {
         let mut list = Vec::new();
         for (index, item) in radices.try_iter()?.enumerate() {
@@ -337,7 +348,8 @@ cipher_methods!(RiffpeX {
         let key = bytes_like(key, "key")?;
         let tweak = bytes_like(tweak, "tweak")?;
         let cipher =
-            Cipher::riffpex(list, &key, &tweak, bytes_per_value).map_err(PyValueError::new_err)?;
+            Cipher::riffpex(list, &key, &tweak, bytes_per_value, selection(constant_time))
+                .map_err(PyValueError::new_err)?;
         Ok(RiffpeX { cipher })
     }
 
@@ -571,7 +583,7 @@ impl FormatCipher {
     #[pyo3(signature = (
         key, format = None, *, template = None, alphabet = None, passthrough = None,
         alphabets = None, keep_prefix = None, keep_suffix = None, luhn = None, fold_case = None,
-        allow_small_domain = false, context = None, security = 128,
+        allow_small_domain = false, context = None, security = 128, constant_time = false,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -588,6 +600,7 @@ impl FormatCipher {
         allow_small_domain: bool,
         context: Option<&Bound<'_, PyAny>>,
         security: u32,
+        constant_time: bool,
     ) -> PyResult<Self> {
         let (definition, description) = match (format, template, alphabet) {
             (Some(name), None, None) => {
@@ -635,6 +648,7 @@ impl FormatCipher {
             fold_case,
             allow_small_domain,
             bits256,
+            constant_time,
         };
         let key = bytes_like(key, "key")?;
         let context = match context {

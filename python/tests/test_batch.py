@@ -164,3 +164,25 @@ def test_arrow_pycapsule_and_chunked():
     assert CARDS.encrypt_ints(good).to_pylist()[:3] == out.to_pylist()
     with pytest.raises(TypeError):
         CARDS.encrypt_ints(pa.array([1.5]))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ct: Riffpe(100, 8, KEY, b"cards", constant_time=ct),
+        lambda ct: Riffpe(10, 16, KEY, b"cards", 18, constant_time=ct),
+        lambda ct: RiffpeX([200, 255, 256, 1000], KEY, b"wide", constant_time=ct),
+    ],
+)
+def test_constant_time_gives_the_same_answers(make):
+    fast, constant_time = make(False), make(True)
+    size = 1
+    for r in fast.radices:
+        size *= r
+    step = np.uint64(0x9E3779B97F4A7C15 % size)
+    values = np.arange(500, dtype=np.uint64) * step % np.uint64(size)
+    tokens = fast.encrypt_ints(values)
+    np.testing.assert_array_equal(constant_time.encrypt_ints(values), tokens)
+    np.testing.assert_array_equal(constant_time.decrypt_ints(tokens), values)
+    message = int_to_bases(int(values[7]), list(fast.radices), "little")
+    assert constant_time.encrypt(message) == fast.encrypt(message)

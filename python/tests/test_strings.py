@@ -284,3 +284,15 @@ def test_no_key_in_repr_and_no_pickle():
     assert KEY.hex() not in repr(fc)
     with pytest.raises(TypeError):
         pickle.dumps(fc)
+
+
+def test_constant_time_gives_the_same_strings():
+    values = [f"Id{i:06}x{i % 7}" for i in range(300)]
+    for name in ("alnum", "card"):
+        inputs = values if name == "alnum" else ["4111 1111 1111 1111", "5500-0000-0000-0004"]
+        fast = FormatCipher(KEY, name)
+        constant_time = FormatCipher(KEY, name, constant_time=True)
+        tokens = fast.encrypt_strings(inputs)
+        assert constant_time.encrypt_strings(inputs) == tokens
+        assert constant_time.decrypt_strings(tokens) == inputs
+        assert constant_time.encrypt(inputs[0]) == tokens[0]

@@ -70,18 +70,25 @@ class CipherSpec:
     key_env: str | None
     key_provider: KeyProvider | None
     key_id: str | None
+    constant_time: bool = False
 
     def cache_key(self) -> tuple:
         source = _key_source(self.key_env, self.key_provider, self.key_id)
-        return (self.radix, self.digits, self.radices, self.tweak, self.bytes_per_value, source)
+        return (
+            self.radix, self.digits, self.radices, self.tweak, self.bytes_per_value,
+            self.constant_time, source,
+        )
 
     def key(self) -> bytes:
         return _read_key(self.key_env, self.key_provider)
 
     def build(self, key: bytes) -> Riffpe | RiffpeX:
+        ct = self.constant_time
         if self.radices is not None:
-            return RiffpeX(self.radices, key, self.tweak, self.bytes_per_value)
-        return Riffpe(self.radix, self.digits, key, self.tweak, self.bytes_per_value)
+            return RiffpeX(self.radices, key, self.tweak, self.bytes_per_value, constant_time=ct)
+        return Riffpe(
+            self.radix, self.digits, key, self.tweak, self.bytes_per_value, constant_time=ct
+        )
 
 
 @dataclass(frozen=True)
@@ -144,11 +151,14 @@ def _spec(
     order: str,
     threads: int | None,
     formats: dict[str, Any],
+    constant_time: bool = False,
 ) -> CipherSpec | FormatSpec:
     if (key_provider is None) == (key_env is None):
         raise ValueError("give exactly one of key_env and key_provider")
     given = {k: v for k, v in formats.items() if v is not None}
     if any(given.get(k) is not None for k in ("format", "template", "alphabet")):
+        if constant_time:
+            given["constant_time"] = True
         if radix is not None or digits is not None or radices is not None:
             raise ValueError("give a string format or integer radices, not both")
         if given.get("alphabets") is not None:
@@ -169,7 +179,7 @@ def _spec(
         raise ValueError("order must be 'little' or 'big'")
     spec = CipherSpec(
         radix, digits, None if radices is None else tuple(radices), bytes(tweak),
-        bytes_per_value, order, threads, key_env, key_provider, key_id,
+        bytes_per_value, order, threads, key_env, key_provider, key_id, bool(constant_time),
     )
     # Fails on the driver, not in a task, when the domain cannot be a Spark long.
     probe = RiffpeX(spec.radices, bytes(16), b"", 1) if spec.radices is not None \
@@ -219,6 +229,7 @@ def _column_spec(kwargs: dict) -> CipherSpec | FormatSpec:
         None if key_provider else key_env, key_provider, kwargs.pop("key_id", None),
         kwargs.pop("tweak", b""), kwargs.pop("bytes_per_value", 16),
         kwargs.pop("order", "little"), kwargs.pop("threads", 1), formats,
+        kwargs.pop("constant_time", False),
     )
     if kwargs:
         raise TypeError(f"unexpected arguments: {sorted(kwargs)}")
@@ -238,6 +249,7 @@ def encrypt_column(
     bytes_per_value: int = 16,
     order: str = "little",
     threads: int | None = 1,
+    constant_time: bool = False,
     **format_options: Any,
 ):
     """A Column that encrypts ``col`` (name or Column).
@@ -250,11 +262,13 @@ def encrypt_column(
     The key is read on each executor from ``key_env`` (hex) or by calling ``key_provider``
     (give it ``key_provider=...`` and ``key_env=None``; ``key_id`` names it for the cache when
     it is a lambda). ``threads`` per batch: Spark already runs one task per core.
+    ``constant_time=True`` selects with timing that does not depend on the values (the same
+    results; see :class:`riffpe.Riffpe`).
     """
     spec = _column_spec(dict(
         radix=radix, digits=digits, radices=radices, key_env=key_env, key_provider=key_provider,
         key_id=key_id, tweak=tweak, bytes_per_value=bytes_per_value, order=order,
-        threads=threads, **format_options,
+        threads=threads, constant_time=constant_time, **format_options,
     ))
     return _column(col, spec, True)
 
@@ -272,13 +286,14 @@ def decrypt_column(
     bytes_per_value: int = 16,
     order: str = "little",
     threads: int | None = 1,
+    constant_time: bool = False,
     **format_options: Any,
 ):
     """A Column that decrypts ``col``; the inverse of :func:`encrypt_column`."""
     spec = _column_spec(dict(
         radix=radix, digits=digits, radices=radices, key_env=key_env, key_provider=key_provider,
         key_id=key_id, tweak=tweak, bytes_per_value=bytes_per_value, order=order,
-        threads=threads, **format_options,
+        threads=threads, constant_time=constant_time, **format_options,
     ))
     return _column(col, spec, False)
 

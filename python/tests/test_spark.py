@@ -73,6 +73,26 @@ def test_map_in_arrow(spark):
     assert [r.card for r in sorted(decrypt_columns(enc, ["card"], **params).collect())] == VALUES
 
 
+def test_constant_time_columns(spark):
+    from riffpe.spark import decrypt_columns, encrypt_columns
+
+    cards = VALUES[: len(SSNS)]
+    df = spark.createDataFrame(
+        [(i, v, s) for i, (v, s) in enumerate(zip(cards, SSNS))], "id long, card long, ssn string"
+    )
+    key = dict(key_env="RIFFPE_TEST_KEY", constant_time=True)
+    card_params = dict(radices=RADICES, tweak=b"t", order="big", **key)
+    ssn_params = dict(format="ssn", context=b"people", **key)
+    enc = encrypt_columns(encrypt_columns(df, ["card"], **card_params), ["ssn"], **ssn_params)
+    rows = sorted(enc.collect())
+    assert [r.card for r in rows] == _expected(cards)
+    assert [r.ssn for r in rows] == _expected_strings(SSNS, format="ssn", context=b"people")
+    dec = decrypt_columns(decrypt_columns(enc, ["card"], **card_params), ["ssn"], **ssn_params)
+    rows = sorted(dec.collect())
+    assert [r.card for r in rows] == cards
+    assert [r.ssn for r in rows] == SSNS
+
+
 def test_domain_must_fit_long():
     from riffpe.spark import encrypt_column
 

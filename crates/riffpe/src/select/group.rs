@@ -29,9 +29,9 @@ use crate::select::KeyLayout;
 /// Largest radix handled here: bucket counts are bytes, and a lane's marks are 4 words of 64.
 pub(crate) const MAX_RADIX: u32 = 255;
 
-/// Largest radix of the constant-time passes: counts and digits are 16-bit there, and a key's
-/// index lies in its lowest 16 bits.
-pub(crate) const CONSTANT_TIME_MAX_RADIX: u32 = 1 << 15;
+/// Largest radix of the constant-time passes: counts (up to n) and digits are signed 16-bit
+/// there, and a key's index lies in its lowest 16 bits.
+pub(crate) const CONSTANT_TIME_MAX_RADIX: u32 = i16::MAX as u32;
 
 /// Most lanes in a group: the widest AES backend (VAES-512) runs 64 blocks at once.
 pub(crate) const MAX_LANES: usize = 64;

@@ -12,7 +12,7 @@
 //! below one key in a single branch-free pass. On x86-64 with AVX2 or AVX-512 and radices up to
 //! 255, the group kernel does this for eight lanes at a time; with AVX2 it also has
 //! constant-time passes (π⁻¹; π by ranking every key up to radix 16 and by a bitwise search over
-//! 16-bit quarters of keys above it, up to radix 2^15), which constant-time lockstep uses.
+//! 16-bit quarters of keys above it, up to radix 32 767), which constant-time lockstep uses.
 //!
 //! Constant-time π of one message ranks each key as it arrives below radix 128 and searches
 //! for the key of rank x after the chain from there on (`constant_time`).
@@ -65,7 +65,7 @@ pub enum Selection {
     /// 4 KiB of stack); from radix 128 on, where the n²/2 compares of ranking outgrow the
     /// chain, the key of rank x is searched for two bits at a time after it, each pass
     /// counting the keys below three candidates (32-bit halves up to radix 256, in 3 KiB of
-    /// stack; whole keys above). In lockstep on x86-64 with AVX2 and radices up to 2^15, the
+    /// stack; whole keys above). In lockstep on x86-64 with AVX2 and radices up to 32 767, the
     /// group kernel's constant-time passes select for eight lanes at a time: encryption above
     /// radix 16 searches a bit a pass over keys split into 16-bit quarters, sixteen to a compare
     /// (64 passes over n/2 vectors, fewer by the index bits).

@@ -347,6 +347,33 @@ mod group {
     }
 
     #[test]
+    fn constant_time_search_at_its_largest_radix() {
+        // Every key lies below the top candidates, so a count of n must not wrap; x = n − 1
+        // is the key that only they would pass.
+        let Some(group) = ConstantTimeGroup::detect() else {
+            return;
+        };
+        let (n, b, lanes) = (CONSTANT_TIME_MAX_RADIX as usize, 4, 3);
+        let blocks = (n * b).div_ceil(16) + 1;
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let bytes = (0..blocks * lanes * 16)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 56) as u8
+            })
+            .collect();
+        let digits = std::vec![n as u32 - 1, 0, n as u32 / 2];
+        let forward = move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.select(b, w, d, true);
+        check(
+            &(lanes, n, b, bytes, digits),
+            &[("constant-time group forward", &forward, true)],
+        )
+        .unwrap();
+    }
+
+    #[test]
     fn sort16_sorts_every_input_of_zeros_and_ones() {
         // A network that sorts every input of zeros and ones sorts every input (Knuth's 0-1
         // principle).

@@ -123,13 +123,22 @@ fn bench_ways(
     }
 }
 
+/// A group of ten samples of `seconds` each, with its allocation log.
+fn group<'c>(
+    c: &'c mut Criterion,
+    name: &str,
+    seconds: u64,
+) -> (BenchmarkGroup<'c, WallTime>, AllocationLog) {
+    let mut group = c.benchmark_group(name);
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(seconds));
+    (group, AllocationLog::new(env!("CARGO_TARGET_TMPDIR"), name))
+}
+
 fn throughput(c: &mut Criterion) {
     for (group_name, encrypt) in [("throughput-encrypt", true), ("throughput-decrypt", false)] {
-        let mut group = c.benchmark_group(group_name);
-        let log = AllocationLog::new(env!("CARGO_TARGET_TMPDIR"), group_name);
-        group
-            .sample_size(10)
-            .measurement_time(Duration::from_secs(8));
+        let (mut group, log) = group(c, group_name, 8);
         for (index, (label, radix, digits, bytes_per_value)) in CONFIGS.into_iter().enumerate() {
             let fpe = Riffpe::builder(radix, digits)
                 .bytes_per_value(bytes_per_value)
@@ -157,12 +166,7 @@ fn throughput(c: &mut Criterion) {
 /// Small arrays, lockstep vs parallel: where spreading over cores starts to pay.
 fn small_arrays(c: &mut Criterion) {
     let fpe = Riffpe::new(100, 8, &KEY, &TWEAK).expect("valid configuration");
-    let group_name = "throughput-encrypt-small";
-    let mut group = c.benchmark_group(group_name);
-    let log = AllocationLog::new(env!("CARGO_TARGET_TMPDIR"), group_name);
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(3));
+    let (mut group, log) = group(c, "throughput-encrypt-small", 3);
     for count in [32, 128, 512, 2048] {
         let input = format!("Riffpe(100,8) b=16 {count} numbers");
         bench_ways(&mut group, &log, &fpe, count, &input, &batch_ways(), true);
@@ -172,12 +176,7 @@ fn small_arrays(c: &mut Criterion) {
 
 /// Lockstep with constant-time selection beside the fast one, 1 MiB, radices 10 to 1000.
 fn constant_time(c: &mut Criterion) {
-    let group_name = "throughput-encrypt-constant-time";
-    let mut group = c.benchmark_group(group_name);
-    let log = AllocationLog::new(env!("CARGO_TARGET_TMPDIR"), group_name);
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(4));
+    let (mut group, log) = group(c, "throughput-encrypt-constant-time", 4);
     let configs = [
         ("Riffpe(10,16) b=18", 10, 16, 18),
         ("Riffpe(100,8) b=16", 100, 8, 16),
@@ -186,6 +185,7 @@ fn constant_time(c: &mut Criterion) {
         ("Riffpe(1000,3) b=19", 1000, 3, 19),
     ];
     let lockstep = Way::Batch(Mode::Lockstep);
+    let count = MIB / size_of::<u64>();
     for (label, radix, digits, bytes_per_value) in configs {
         let input = format!("{label} 1MiB");
         for (name, selection) in [
@@ -198,7 +198,6 @@ fn constant_time(c: &mut Criterion) {
                 .tweak(&TWEAK)
                 .build(&KEY)
                 .expect("valid configuration");
-            let count = MIB / size_of::<u64>();
             bench_ways(
                 &mut group,
                 &log,

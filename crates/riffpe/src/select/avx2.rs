@@ -10,7 +10,7 @@ use core::arch::x86_64::*;
 use super::KeyLayout;
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, MARK_WORDS, Marks, Passes, Picked, SMALL_RADIX, Work,
-    by_chunks, rank_digits, searched_digits, small_digits, sort16,
+    by_chunks, found_digits, rank_digits, sort16,
 };
 
 cpufeatures::new!(avx2_cpu, "avx2");
@@ -51,9 +51,8 @@ impl Avx2 {
         first: usize,
         digits: &[u32],
     ) -> ([u64; CHUNK], u32) {
-        let pairs = &mut work.pairs()[..(blocks.layout.n as usize).div_ceil(2)];
         // SAFETY: as for `forward`.
-        unsafe { search_chunk(blocks, pairs, first, digits) }
+        unsafe { search_chunk(blocks, work.pairs(), first, digits) }
     }
 
     /// π when `forward` (up to radix [`SMALL_RADIX`] as [`Avx2::forward`], which ranks every
@@ -123,7 +122,13 @@ fn forward_small(blocks: &Blocks<'_>, digits: &mut [u32]) {
             store4(&mut found.as_chunks_mut::<4>().0[half], key);
             ties |= tied << (4 * half);
         }
-        small_digits(blocks, rows, first, (found, ties), &x, digits);
+        found_digits(
+            blocks,
+            first,
+            (found, ties),
+            rows.as_flattened_mut(),
+            digits,
+        );
     }
 }
 
@@ -251,12 +256,11 @@ fn each_row(blocks: &Blocks<'_>, first: usize, count: usize, mut f: impl FnMut(u
 /// key of rank x searched for bit by bit, sixteen keys to a compare ([`search_chunk`]).
 #[target_feature(enable = "avx2")]
 fn forward_constant_time_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
-    let n = blocks.layout.n as usize;
-    let pairs = &mut work.pairs()[..n.div_ceil(2)];
+    let pairs = work.pairs();
     for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
         let first = chunk * CHUNK;
         let found = search_chunk(blocks, pairs, first, digits);
-        searched_digits(blocks, first, found, pairs.as_flattened_mut(), digits);
+        found_digits(blocks, first, found, pairs.as_flattened_mut(), digits);
     }
 }
 
@@ -390,6 +394,7 @@ fn search_chunk(
     });
     (found, ties & !(u32::MAX << digits.len()))
 }
+
 /// Vector `q` of a pair: quarter `q` of its two rows.
 #[inline]
 #[target_feature(enable = "avx2")]

@@ -5,7 +5,7 @@ use core::arch::x86_64::*;
 use super::KeyLayout;
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, MARK_WORDS, Marks, Passes, Picked, SMALL_RADIX, Work,
-    by_chunks, pivots, rank_digits, small_digits, sort16,
+    by_chunks, found_digits, pivots, rank_digits, sort16,
 };
 
 cpufeatures::new!(avx512_cpu, "avx512f", "avx512bw", "avx512vl");
@@ -66,7 +66,13 @@ fn forward_small(blocks: &Blocks<'_>, digits: &mut [u32]) {
             core::array::from_fn(|k| rows.get(k).map_or(_mm512_setzero_si512(), |r| load(r)));
         let x = core::array::from_fn(|l| digits.get(l).map_or(0, |&d| u64::from(d)));
         let (found, ties) = select8(&keys[..n], load(&x), layout);
-        small_digits(blocks, rows, first, (array(found), ties.into()), &x, digits);
+        found_digits(
+            blocks,
+            first,
+            (array(found), ties.into()),
+            rows.as_flattened_mut(),
+            digits,
+        );
     }
 }
 

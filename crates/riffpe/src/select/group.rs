@@ -239,7 +239,8 @@ impl<'w> Work<'w> {
     /// The rows two by two, `n / 2` rounded up.
     #[inline(always)]
     pub(super) fn pairs(self) -> &'w mut [[u64; 2 * CHUNK]] {
-        self.words.as_chunks_mut::<{ 2 * CHUNK }>().0
+        let (pairs, _) = self.words.as_chunks_mut::<{ 2 * CHUNK }>();
+        &mut pairs[..self.n.div_ceil(2)]
     }
 }
 
@@ -494,10 +495,11 @@ fn nth_exact(blocks: &Blocks<'_>, lane: usize, keys: &mut [u64], rank: u64) -> u
 }
 
 /// Each lane's π(x) from `found`, its key of rank x among all `n` keys, unless bit `l` of `ties`
-/// is set: then, as in [`small_digits`], the pick is made again with whole values compared, the
-/// lane's keys made anew from its keystream into `spare` (at least `n` words, free by then).
+/// is set: then its leading bits tie another key's, and the pick is made again with whole
+/// values compared, the lane's keys made anew from its keystream into `spare` (at least `n`
+/// words, free by then).
 #[inline(always)]
-pub(super) fn searched_digits(
+pub(super) fn found_digits(
     blocks: &Blocks<'_>,
     first: usize,
     (found, ties): ([u64; CHUNK], u32),
@@ -523,39 +525,6 @@ fn pick_exact(blocks: &Blocks<'_>, lane: usize, spare: &mut [u64], x: u32) -> u3
         *key = blocks.key(lane, k);
     }
     nth_exact(blocks, lane, keys, x.into())
-}
-
-/// Each lane's π(x) from `found`, its key of rank x among all `n` keys (rows `rows` of the chunk
-/// from lane `first` on), unless bit `l` of `ties` is set: then its leading bits tie another
-/// key's and the pick is made again with whole values compared.
-#[inline(always)]
-pub(super) fn small_digits(
-    blocks: &Blocks<'_>,
-    rows: &[[u64; CHUNK]],
-    first: usize,
-    (found, ties): ([u64; CHUNK], u32),
-    x: &[u64; CHUNK],
-    digits: &mut [u32],
-) {
-    let n = blocks.layout.n as usize;
-    for (l, digit) in digits.iter_mut().enumerate() {
-        *digit = if ties & (1 << l) == 0 {
-            blocks.layout.index(found[l]) as u32
-        } else {
-            let all = core::array::from_fn(|w| mask_below(n, w));
-            pick_large(blocks, rows, first, l, all, x[l])
-        };
-    }
-}
-
-/// Word `w` of the set of values `0..n`.
-#[inline(always)]
-fn mask_below(n: usize, w: usize) -> u64 {
-    match n.saturating_sub(64 * w) {
-        0 => 0,
-        bits @ 1..64 => (1 << bits) - 1,
-        _ => u64::MAX,
-    }
 }
 
 /// Each lane's pivot: the key of its value k, which is in row k.

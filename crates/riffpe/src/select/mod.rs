@@ -58,9 +58,10 @@ pub enum Selection {
     #[default]
     Fast,
     /// About n² compares per step below radix 128 (48 in lockstep without AVX2) and 96·n from
-    /// there on (at most 64·n in lockstep with AVX2, sixteen to an instruction), with branches and memory accesses that depend only on the radix and `bytes_per_value`:
-    /// the key of rank x is found branch-free and its index picked with masks (encryption);
-    /// the digit's key is fetched by a masked scan and ranked (decryption).
+    /// there on (at most 64·n in lockstep with AVX2, sixteen to an instruction), with branches
+    /// and memory accesses that depend only on the radix and `bytes_per_value`: the key of
+    /// rank x is found branch-free and its index picked with masks (encryption); the digit's
+    /// key is fetched by a masked scan and ranked (decryption).
     /// Encrypting one message ranks each key as its AES block arrives (radices below 128, in
     /// 4 KiB of stack); from radix 128 on, where the n²/2 compares of ranking outgrow the
     /// chain, the key of rank x is searched for two bits at a time after it, each pass
@@ -203,9 +204,9 @@ impl ConstantTimeGroup {
         None
     }
 
-    /// π(x) when `forward`, else π⁻¹(k), for every lane, as [`Group::forward`] and [`Group::inverse`] but with no branch or address
-    /// that depends on the keys or the digits (save a tie of leading bits, see
-    /// [`Selection::ConstantTime`]).
+    /// π(x) when `forward`, else π⁻¹(k), for every lane, as [`Group::forward`] and
+    /// [`Group::inverse`] but with no branch or address that depends on the keys or the digits
+    /// (save a tie of leading bits, see [`Selection::ConstantTime`]).
     #[inline(always)]
     pub(crate) fn select(
         self,

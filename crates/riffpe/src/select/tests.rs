@@ -405,11 +405,15 @@ mod group {
                 };
                 check(&case, &[("group forward", &kernel(true), true), ("group inverse", &kernel(false), false)])?;
             }
-            // The constant-time passes: π⁻¹ always, π where the group kernel runs it.
+            // The constant-time passes, at every radix (and the search's found keys and ties).
             if let Some(group) = ConstantTimeGroup::detect() {
-                let forward = move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.select(b, w, d, true);
-                let inverse = move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.select(b, w, d, false);
-                check(&case, &[("constant-time group inverse", &inverse, false), ("constant-time group forward", &forward, true)])?;
+                let select = |forward| move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| {
+                    group.select(b, w, d, forward)
+                };
+                check(&case, &[
+                    ("constant-time group inverse", &select(false), false),
+                    ("constant-time group forward", &select(true), true),
+                ])?;
                 #[cfg(target_arch = "x86_64")]
                 if case.1 > SMALL_RADIX {
                     check_search(&case)?;

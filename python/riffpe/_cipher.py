@@ -47,8 +47,8 @@ class Riffpe(_BatchMethods, _native.Riffpe):
     digits and return a new list; a wrong length or a digit not below the radix raises
     ``ValueError``. ``constant_time=True`` reads each permutation off the keystream with
     branches and memory accesses that do not depend on the values (the same results; the
-    Rust crate's security notes give its cost: 1.0 to 1.3 times in batches on x86-64 with
-    AVX2 for radices up to 255, as measured on a Zen 3).
+    Rust crate's security notes give its cost: 1.0 to 1.3 times in batches on x86-64 for
+    radices up to 255, as measured on a Zen 3).
     """
 
 

@@ -408,7 +408,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             };
             single_chain(self.backend, states[0], blocks, &keyed, keystream, sink);
             let digit = &mut messages[i];
-            *digit = match &arrivals {
+            *digit = match &mut arrivals {
                 Some(arrivals) => keyed.pick_arrived(keystream, keys, arrivals, *digit),
                 None => keyed.select_with(selection, keystream, keys, &histogram, forward, *digit),
             };

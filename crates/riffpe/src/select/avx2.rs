@@ -361,11 +361,23 @@ fn search_chunk(
     let mut ties = 0;
     if !exact {
         let outside = _mm256_set1_epi16(!(blocks.layout.index_mask() as u16) as i16);
+        // The padding row of an odd radix shares all-ones leading bits, so it is masked out.
+        let last = n.div_ceil(2) - 1;
+        let real = if n % 2 == 1 {
+            _mm256_setr_epi64x(-1, -1, 0, 0)
+        } else {
+            ones
+        };
         let (mut same, mut index) = (zero, zero);
-        for pair in pairs.iter() {
+        for (p, pair) in pairs.iter().enumerate() {
             let this = load_quarter(pair, 3);
             let differ = _mm256_and_si256(_mm256_xor_si256(this, found[3]), outside);
             let lead = _mm256_and_si256(_mm256_cmpeq_epi16(differ, zero), load_quarter(pair, 2));
+            let lead = if p == last {
+                _mm256_and_si256(lead, real)
+            } else {
+                lead
+            };
             same = _mm256_sub_epi16(same, lead);
             index = _mm256_or_si256(
                 index,

@@ -1,15 +1,15 @@
 //! Constant-time selection ([`Selection::ConstantTime`](super::Selection::ConstantTime)):
 //! branches and memory accesses that depend only on the radix and `bytes_per_value`.
 
-use super::KeyLayout;
-use super::mask;
+use super::quarter_search::{Pair, quarter_of, search_one};
+use super::{KeyLayout, Vector128, mask};
 
-/// Largest radix whose keys one message keeps as they arrive ([`Ranks`], [`Halves`]).
+/// Largest radix whose keys one message keeps as they arrive ([`Ranks`], [`Quarters`]).
 pub(crate) const RANKED_RADIX: u32 = 256;
 
-/// Radices from this one on search for π(x) after the chain ([`Halves::search`]) instead of
+/// Radices from this one on search for π(x) after the chain ([`Quarters::search`]) instead of
 /// ranking each key as it arrives: the n²/2 compares of ranking outgrow what hides behind the
-/// chain, while the search's 32 passes over n keys (two bits a pass) stay short beside it.
+/// chain, while the search's passes over n/16 vectors stay short beside it.
 pub(crate) const SEARCHED_RADIX: u32 = 128;
 
 /// Keys ranked side by side: a multiple of every SIMD width the ranking loop compiles to.
@@ -17,14 +17,11 @@ const LANES: usize = 4;
 
 /// Radices below this one pick π(x) by ranking every key ([`KeyLayout::pick`]) where keys are
 /// not ranked as they arrive (lockstep, radices above [`RANKED_RADIX`]); from it on, a search
-/// ([`Halves::search`], or [`largest_at_most`] over whole keys) costs less than n² compares.
+/// ([`Quarters::search`], or [`largest_at_most`] over whole keys) costs less than n² compares.
 const PICKED_RADIX: u32 = 48;
 
 /// Keys with the top bit flipped order as signed numbers do, which SIMD compares natively.
 const SIGN: u64 = 1 << 63;
-
-/// The same for a key's halves.
-const SIGN32: u32 = 1 << 31;
 
 /// The ranks of one message's keys, kept up to date as each key arrives from its AES chain
 /// ([`KeyLayout::rank_arrival`]): one message is bound by AES latency, so the n²/2 compares run
@@ -56,83 +53,75 @@ impl Ranks {
 }
 
 /// One message's keys for constant-time π from radix [`SEARCHED_RADIX`] to [`RANKED_RADIX`],
-/// kept as they arrive ([`Halves::set`]) and searched after the chain ([`Halves::search`]):
-/// split into sign-flipped 32-bit halves, so that a SIMD compare takes twice as many.
-pub(crate) struct Halves {
-    high: [i32; RANKED_RADIX as usize],
-    low: [i32; RANKED_RADIX as usize],
-    /// Keys kept, rounded up to whole chunks of [`HALF_LANES`].
+/// kept as they arrive ([`Quarters::set`]) and searched after the chain ([`Quarters::search`]):
+/// split into 16-bit quarters, sixteen keys to a pair of 128-bit vectors (`quarter_search`).
+#[derive(Clone)]
+pub(crate) struct Quarters {
+    pairs: [Pair; RANKED_RADIX as usize / KEYS_PER_PAIR],
+    /// Pairs in use.
     len: usize,
 }
 
-/// Halves compared side by side: a multiple of every SIMD width the search compiles to.
-const HALF_LANES: usize = 8;
+/// Keys in a [`Pair`].
+const KEYS_PER_PAIR: usize = 16;
 
-impl Halves {
+/// A word of quarters that are all the largest value: padding, which no candidate lies above.
+const PADDING: u64 = 0x7fff_7fff_7fff_7fff;
+
+impl Quarters {
     #[inline(always)]
     pub(crate) fn new() -> Self {
-        Halves {
-            high: [i32::MAX; RANKED_RADIX as usize],
-            low: [i32::MAX; RANKED_RADIX as usize],
+        Quarters {
+            pairs: [[PADDING; KEYS_PER_PAIR]; RANKED_RADIX as usize / KEYS_PER_PAIR],
             len: 0,
         }
     }
 
-    /// Ready for `n` keys. Past them, both halves are the largest value, which no candidate
-    /// lies above, so padding never counts.
+    /// Ready for `n` keys, those past them padding.
     #[inline(always)]
     pub(crate) fn reset(&mut self, n: usize) {
-        self.len = n.next_multiple_of(HALF_LANES);
-        self.high[..self.len].fill(i32::MAX);
-        self.low[..self.len].fill(i32::MAX);
+        self.len = n.div_ceil(KEYS_PER_PAIR);
+        self.pairs[..self.len].fill([PADDING; KEYS_PER_PAIR]);
     }
 
-    /// Keeps key `j`.
+    /// Keeps key `j`: its quarter `q` is value `j mod 16` of the pair's words `4q..4q + 4`.
     #[inline(always)]
     pub(crate) fn set(&mut self, j: usize, key: u64) {
-        self.high[j] = flip32(key >> 32);
-        self.low[j] = flip32(key);
+        let (pair, i) = (&mut self.pairs[j / KEYS_PER_PAIR], j % KEYS_PER_PAIR);
+        let shift = 16 * (i % 4);
+        for q in 0..4 {
+            let word = &mut pair[4 * q + i / 4];
+            let quarter = u64::from(quarter_of(key, q) as u16);
+            *word = *word & !(0xffff << shift) | quarter << shift;
+        }
     }
 
-    /// The key of rank `x` (0-based) among those kept, found bit by bit from the top: a
-    /// candidate bit is kept when at most x keys lie below the candidate, so the result is
-    /// the largest value with at most x keys below it, which is the key of rank x (keys are
-    /// distinct). Two bits a pass, each pass branch-free over all keys: 16 over the high
-    /// halves, then 16 over the low halves of the keys whose high half is the answer's.
+    /// The key of rank `x` (0-based) among those kept, and whether another key shares its
+    /// leading bits (never where keys are exact). Overwrites the quarters.
     #[inline(always)]
-    pub(crate) fn search(&self, x: u32) -> u64 {
-        let len = self.len;
-        let high = largest_at_most(&self.high[..len], 0, x, 32, flip32);
-        // Keys whose high half is below the answer's all lie below; of the others, only those
-        // with the same high half can, by their low halves.
-        let flipped = flip32(high);
-        let mut low_of_equal = [i32::MAX; RANKED_RADIX as usize];
-        let mut under = 0u32;
-        for ((low, &h), &l) in low_of_equal[..len]
-            .iter_mut()
-            .zip(&self.high[..len])
-            .zip(&self.low[..len])
-        {
-            under += u32::from(h < flipped);
-            *low = pick32(h == flipped, l as u32, i32::MAX as u32) as i32;
-        }
-        let low = largest_at_most(&low_of_equal[..len], under, x, 32, flip32);
-        high << 32 | low
+    pub(crate) fn search(&mut self, layout: &KeyLayout, x: u32) -> (u64, bool) {
+        search_one::<Vector128>(&mut self.pairs[..self.len], layout, x)
+    }
+
+    /// [`Quarters::search`] in plain Rust, its reference.
+    #[cfg(test)]
+    fn search_scalar(&mut self, layout: &KeyLayout, x: u32) -> (u64, bool) {
+        search_one::<super::quarter_search::Scalar>(&mut self.pairs[..self.len], layout, x)
     }
 }
 
 /// What constant-time π of one message keeps as its keys arrive, made once per call for the
-/// radices the call will see: [`Ranks`] below [`SEARCHED_RADIX`], [`Halves`] up to
+/// radices the call will see: [`Ranks`] below [`SEARCHED_RADIX`], [`Quarters`] up to
 /// [`RANKED_RADIX`] (each only if some radix needs it).
 pub(crate) struct Kept {
     ranks: Option<Ranks>,
-    halves: Option<Halves>,
+    quarters: Option<Quarters>,
 }
 
 /// Where one step's keys go as they arrive ([`Kept::step`]).
 pub(crate) enum Arrivals<'a> {
     Ranked(&'a mut Ranks),
-    Searched(&'a mut Halves),
+    Searched(&'a mut Quarters),
 }
 
 impl Arrivals<'_> {
@@ -141,7 +130,7 @@ impl Arrivals<'_> {
     pub(crate) fn reborrow(&mut self) -> Arrivals<'_> {
         match self {
             Arrivals::Ranked(ranks) => Arrivals::Ranked(ranks),
-            Arrivals::Searched(halves) => Arrivals::Searched(halves),
+            Arrivals::Searched(quarters) => Arrivals::Searched(quarters),
         }
     }
 }
@@ -151,7 +140,7 @@ impl Kept {
     pub(crate) fn for_radices(radices: impl Iterator<Item = u32> + Clone) -> Self {
         Kept {
             ranks: radices.clone().any(ranked).then(Ranks::new),
-            halves: radices.into_iter().any(searched).then(Halves::new),
+            quarters: radices.into_iter().any(searched).then(Quarters::new),
         }
     }
 
@@ -163,9 +152,9 @@ impl Kept {
             ranks.reset(n);
             Some(Arrivals::Ranked(ranks))
         } else if searched(n) {
-            let halves = self.halves.as_mut()?;
-            halves.reset(n as usize);
-            Some(Arrivals::Searched(halves))
+            let quarters = self.quarters.as_mut()?;
+            quarters.reset(n as usize);
+            Some(Arrivals::Searched(quarters))
         } else {
             None
         }
@@ -178,7 +167,7 @@ fn ranked(n: u32) -> bool {
     n < SEARCHED_RADIX
 }
 
-/// Whether one message keeps its keys' halves for a search at radix `n`.
+/// Whether one message keeps its keys' quarters for a search at radix `n`.
 #[inline(always)]
 fn searched(n: u32) -> bool {
     (SEARCHED_RADIX..=RANKED_RADIX).contains(&n)
@@ -212,41 +201,28 @@ fn largest_at_most<T: Copy + PartialOrd>(
     found
 }
 
-/// A 32-bit half as [`Halves`] keeps it.
-#[inline(always)]
-fn flip32(half: u64) -> i32 {
-    (half as u32 ^ SIGN32) as i32
-}
-
-/// `yes` if `condition`, else `no`, by masks rather than a branch.
-#[inline(always)]
-fn pick32(condition: bool, yes: u32, no: u32) -> u32 {
-    let take = u32::from(condition).wrapping_neg();
-    (yes & take) | (no & !take)
-}
-
 impl KeyLayout {
     /// π(x) without secret-dependent branches or memory accesses: every key's rank is
     /// counted, and the index whose rank is x is picked with masks; from [`PICKED_RADIX`] on,
-    /// where n² compares cost more, the key of rank x is searched for bit by bit (32 passes
-    /// over the keys, by halves up to [`RANKED_RADIX`]).
+    /// where n² compares cost more, the key of rank x is searched for bit by bit (by quarters up
+    /// to [`RANKED_RADIX`], two bits a pass over whole keys above).
     #[inline(always)]
     pub(super) fn forward_constant_time(&self, keystream: &[u8], keys: &[u64], x: u32) -> u32 {
         let keys = &keys[..self.n as usize];
         if self.n < PICKED_RADIX {
             return self.pick(keystream, keys, x);
         }
-        let found = if self.n <= RANKED_RADIX {
-            let mut halves = Halves::new();
-            halves.len = keys.len().next_multiple_of(HALF_LANES);
+        if self.n <= RANKED_RADIX {
+            let mut quarters = Quarters::new();
+            quarters.reset(keys.len());
             for (j, &key) in keys.iter().enumerate() {
-                halves.set(j, key);
+                quarters.set(j, key);
             }
-            halves.search(x)
+            self.pick_searched(keystream, keys, &mut quarters, x)
         } else {
-            largest_at_most(keys, 0, x, 64, |key| key)
-        };
-        self.index_unless_tied(keystream, keys, found, x)
+            let found = largest_at_most(keys, 0, x, 64, |key| key);
+            self.index_unless_tied(keystream, keys, found, x)
+        }
     }
 
     /// Ranks `key`, the key of value `j` (keys arrive in order), against the keys before it,
@@ -288,7 +264,7 @@ impl KeyLayout {
     pub(crate) fn arrive(&self, key: u64, j: usize, arrivals: &mut Arrivals<'_>) {
         match arrivals {
             Arrivals::Ranked(ranks) => self.rank_arrival(key, j, ranks),
-            Arrivals::Searched(halves) => halves.set(j, key),
+            Arrivals::Searched(quarters) => quarters.set(j, key),
         }
     }
 
@@ -298,26 +274,29 @@ impl KeyLayout {
         &self,
         keystream: &[u8],
         keys: &[u64],
-        arrivals: &Arrivals<'_>,
+        arrivals: &mut Arrivals<'_>,
         x: u32,
     ) -> u32 {
         match arrivals {
             Arrivals::Ranked(ranks) => self.pick_ranked(keystream, keys, ranks, x),
-            Arrivals::Searched(halves) => self.pick_searched(keystream, keys, halves, x),
+            Arrivals::Searched(quarters) => self.pick_searched(keystream, keys, quarters, x),
         }
     }
 
-    /// π(x) from the kept halves of all `n` keys, by [`Halves::search`]; ties as for
-    /// [`Self::pick_ranked`].
+    /// π(x) from the kept quarters of all `n` keys, by [`Quarters::search`]; if the key found
+    /// shares its leading bits with another, π(x) is picked again with whole values compared.
     #[inline(always)]
     pub(crate) fn pick_searched(
         &self,
         keystream: &[u8],
         keys: &[u64],
-        halves: &Halves,
+        quarters: &mut Quarters,
         x: u32,
     ) -> u32 {
-        self.index_unless_tied(keystream, keys, halves.search(x), x)
+        match quarters.search(self, x) {
+            (found, false) => (found & self.index_mask()) as u32,
+            (_, true) => self.pick(keystream, &keys[..self.n as usize], x),
+        }
     }
 
     /// The index `found`, the key of rank x, carries; unless another key shares its leading
@@ -355,41 +334,62 @@ mod tests {
     use proptest::prelude::*;
     use std::vec::Vec;
 
-    /// Distinct keys whose high halves come from a tiny alphabet (so that many tie and the
-    /// low halves decide) or are arbitrary, and whose lows share bits with each other.
-    fn keys() -> impl Strategy<Value = Vec<u64>> {
-        let high = prop_oneof![
+    /// Leading parts whose quarters come from tiny alphabets (so that many tie and the lower
+    /// quarters decide) or are arbitrary.
+    fn leads() -> impl Strategy<Value = Vec<u64>> {
+        let quarter = prop_oneof![
             0u64..3,
-            Just(u64::from(u32::MAX)),
-            any::<u32>().prop_map(u64::from)
+            Just(0xffff),
+            0xfffeu64..=0xffff,
+            any::<u16>().prop_map(u64::from)
         ];
-        let low = prop_oneof![0u64..4, any::<u32>().prop_map(u64::from)];
-        proptest::collection::btree_set((high, low).prop_map(|(h, l)| h << 32 | l), 1..=256)
-            .prop_map(|set| set.into_iter().collect())
+        let lead = proptest::array::uniform4(quarter)
+            .prop_map(|q| q.iter().fold(0, |lead, &q| lead << 16 | q));
+        proptest::collection::vec(lead, 2..=RANKED_RADIX as usize)
     }
 
     proptest! {
         #[test]
-        fn search_finds_the_key_of_each_rank(mut keys in keys(), seed in any::<u64>()) {
-            // Kept in an order other than sorted, as keys arrive.
-            let len = keys.len();
-            keys.rotate_left(seed as usize % len);
-            let mut halves = Halves::new();
-            // A previous, longer step's halves must not leak into this one.
-            halves.reset(RANKED_RADIX as usize);
-            for j in 0..RANKED_RADIX as usize {
-                halves.set(j, seed.wrapping_mul(j as u64 + 1));
+        fn search_finds_the_key_of_each_rank(leads in leads(), b in prop_oneof![Just(1usize), Just(16)]) {
+            // b = 1: exact keys (the value is the whole key, here distinct leads); b = 16: the
+            // index in the low bits, leads that tie flagged.
+            let mut leads = leads;
+            if b == 1 {
+                leads.sort_unstable();
+                leads.dedup();
+                leads.reverse();
             }
-            halves.reset(len);
-            for (j, &key) in keys.iter().enumerate() {
-                halves.set(j, key);
-            }
+            let n = leads.len();
+            let layout = KeyLayout::new(n as u32, b);
+            let keys: Vec<u64> = leads
+                .iter()
+                .enumerate()
+                .map(|(j, &lead)| if b == 1 { lead } else { layout.key_from_lead(lead, j) })
+                .collect();
             let mut sorted = keys.clone();
             sorted.sort_unstable();
+            let mut quarters = Quarters::new();
             for (x, &expected) in sorted.iter().enumerate() {
-                prop_assert_eq!(halves.search(x as u32), expected, "rank {} of {}", x, len);
+                // Each search starts from `reset`, as in the engine, after a longer step.
+                quarters.reset(RANKED_RADIX as usize);
+                for j in 0..RANKED_RADIX as usize {
+                    quarters.set(j, (x as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_mul(j as u64));
+                }
+                quarters.reset(n);
+                for (j, &key) in keys.iter().enumerate() {
+                    quarters.set(j, key);
+                }
+                let scalar = quarters.clone().search_scalar(&layout, x as u32);
+                let (found, tied) = quarters.search(&layout, x as u32);
+                prop_assert_eq!((found, tied), scalar, "rank {} of {}", x, n);
+                let ties = keys.iter().filter(|&&k| layout.same_lead(k, expected)).count() > 1;
+                prop_assert_eq!(tied, !layout.exact() && ties, "rank {} of {}", x, n);
+                // With ties, the found key is the shared leading bits and no index in particular.
+                if !tied {
+                    prop_assert_eq!(found, expected, "rank {} of {}", x, n);
+                }
                 let whole = largest_at_most(&keys, 0, x as u32, 64, |key| key);
-                prop_assert_eq!(whole, expected, "rank {} of {}", x, len);
+                prop_assert_eq!(whole, expected, "rank {} of {}", x, n);
             }
         }
     }

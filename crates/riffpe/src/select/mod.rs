@@ -10,15 +10,18 @@
 //! In lockstep, keys are made from each lane's whole keystream and only counted per bucket,
 //! and forward gathers the one bucket in a pass over the keys; inverse (π⁻¹) counts the keys
 //! below one key in a single branch-free pass. On x86-64 with AVX2 or AVX-512 and radices up to
-//! 255, the group kernel does this for eight lanes at a time; with AVX2 it also has
-//! constant-time passes (π⁻¹; π by ranking every key up to radix 16 and by a bitwise search over
-//! 16-bit quarters of keys above it, up to radix 32 767), which constant-time lockstep uses.
+//! 255, the group kernel does this for eight lanes at a time. Constant-time lockstep runs the
+//! group kernel's constant-time passes up to radix 32 767 on every x86-64 and aarch64 CPU: π⁻¹
+//! by a masked pivot and a count, π by a bitwise search over 16-bit quarters of keys (sixteen
+//! keys to a compare with AVX2, and every key ranked up to radix 16; eight with SSE2 or NEON).
 //!
 //! Constant-time π of one message ranks each key as it arrives below radix 128 and searches
-//! for the key of rank x after the chain from there on (`constant_time`).
+//! for the key of rank x after the chain from there on (`constant_time`; up to radix 256 over
+//! 16-bit quarters, by `quarter_search`).
 //!
 //! One backend a file: `portable` (lane by lane, every CPU), `constant_time`, `group` (the
-//! group kernel's shared passes), and its intrinsics in `avx512` and `avx2` (the only `unsafe`
+//! group kernel's shared passes), `quarter_search` (its constant-time search for 128-bit
+//! vectors), and the intrinsics in `avx512`, `avx2`, `sse2` and `neon` (the only `unsafe`
 //! here).
 //! [`Kernel::detect`] picks among them once, when a cipher is built.
 
@@ -29,6 +32,21 @@ mod avx2;
 #[allow(unsafe_code)]
 mod avx512;
 mod constant_time;
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+#[allow(unsafe_code)]
+mod neon;
+// Elsewhere the group kernel's search compiles but goes unused (one message's runs everywhere).
+#[cfg_attr(
+    not(any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_feature = "neon")
+    )),
+    allow(dead_code)
+)]
+mod quarter_search;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod sse2;
 // Only the x86-64 kernels run the group passes; elsewhere they compile for their tests' sake.
 #[cfg_attr(
     not(target_arch = "x86_64"),
@@ -40,8 +58,20 @@ mod portable;
 mod tests;
 
 pub(crate) use constant_time::{Arrivals, Kept};
+
+/// The 128-bit vectors every CPU of the target has, which one message's constant-time search
+/// runs on (`quarter_search`).
+#[cfg(target_arch = "x86_64")]
+type Vector128 = sse2::Sse2;
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+type Vector128 = neon::Neon;
+#[cfg(not(any(
+    target_arch = "x86_64",
+    all(target_arch = "aarch64", target_feature = "neon")
+)))]
+type Vector128 = quarter_search::Scalar;
 #[cfg(test)]
-use constant_time::{Halves, RANKED_RADIX, Ranks};
+use constant_time::{Quarters, RANKED_RADIX, Ranks};
 #[cfg(test)]
 use portable::MAX_BUCKETS;
 pub(crate) use portable::{Histogram, KeyLayout};
@@ -57,19 +87,20 @@ pub enum Selection {
     /// keystream and the digit, so timing and cache traces depend on secret values.
     #[default]
     Fast,
-    /// About n² compares per step below radix 128 (48 in lockstep without AVX2) and 96·n from
-    /// there on (at most 64·n in lockstep with AVX2, sixteen to an instruction), with branches
-    /// and memory accesses that depend only on the radix and `bytes_per_value`: the key of
-    /// rank x is found branch-free and its index picked with masks (encryption); the digit's
-    /// key is fetched by a masked scan and ranked (decryption).
+    /// About n² compares per step below radix 128 (48 in lockstep above radix 32 767 or on
+    /// other CPUs than x86-64 and aarch64) and 64·n from there on (96·n above radix 256 one
+    /// message at a time), with branches and memory accesses that depend only on the radix
+    /// and `bytes_per_value`: the key of rank x is found branch-free and its index picked
+    /// with masks (encryption); the digit's key is fetched by a masked scan and ranked
+    /// (decryption).
     /// Encrypting one message ranks each key as its AES block arrives (radices below 128, in
     /// 4 KiB of stack); from radix 128 on, where the n²/2 compares of ranking outgrow the
-    /// chain, the key of rank x is searched for two bits at a time after it, each pass
-    /// counting the keys below three candidates (32-bit halves up to radix 256, in 3 KiB of
-    /// stack; whole keys above). In lockstep on x86-64 with AVX2 and radices up to 32 767, the
-    /// group kernel's constant-time passes select for eight lanes at a time: encryption above
-    /// radix 16 searches a bit a pass over keys split into 16-bit quarters, sixteen to a compare
-    /// (64 passes over n/2 vectors, fewer by the index bits).
+    /// chain, the key of rank x is searched for after it, bit by bit: up to radix 256 over the
+    /// keys' 16-bit quarters, sixteen keys to a pair of 128-bit vectors (SSE2, NEON; 2 KiB of
+    /// stack), above it two bits a pass over whole keys. In lockstep on x86-64 and aarch64 with
+    /// radices up to 32 767, the group kernel's constant-time passes select for eight lanes at
+    /// a time: encryption searches a bit a pass over the 16-bit quarters of two rows of keys,
+    /// sixteen to a compare with AVX2 and eight with SSE2 or NEON.
     /// The one exception is a tie of a value's leading 64 bits with another's, which happens with
     /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100) and then compares
     /// the two values in full.
@@ -92,15 +123,16 @@ pub(crate) enum Kernel {
     ConstantTime,
     /// Eight lanes at a time, on a CPU that runs the group kernel (AVX-512 or AVX2).
     Group(Group),
-    /// In constant time, eight lanes at a time (π⁻¹, and π: every key ranked up to radix 16,
-    /// a bitwise search above it): the AVX2 kernel, on CPUs that have it.
+    /// In constant time, eight lanes at a time (π⁻¹ by a masked pivot, π by a bitwise search):
+    /// AVX2, else SSE2 on x86-64, NEON on aarch64.
     ConstantTimeGroup(ConstantTimeGroup),
 }
 
 impl Kernel {
     /// The kernel for `selection` over radices up to `max_radix` on this CPU: the group kernel
     /// where it pays (AVX-512 or else AVX2, radices up to [`group::MAX_RADIX`]; in constant
-    /// time AVX2, up to [`group::CONSTANT_TIME_MAX_RADIX`]), else lane by lane.
+    /// time on x86-64 and aarch64, up to [`group::CONSTANT_TIME_MAX_RADIX`]), else lane by
+    /// lane.
     pub(crate) fn detect(selection: Selection, max_radix: u32) -> Kernel {
         match selection {
             Selection::ConstantTime => match ConstantTimeGroup::detect() {
@@ -189,19 +221,60 @@ impl Group {
 enum ConstantTimeIsa {
     #[cfg(target_arch = "x86_64")]
     Avx2(avx2::Avx2),
+    /// x86-64 without AVX2: 128-bit vectors (`quarter_search`).
+    #[cfg(target_arch = "x86_64")]
+    Sse2,
+    /// aarch64 (`quarter_search`).
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    Neon,
 }
 
-/// Proof that this CPU runs the group kernel's constant-time passes (AVX2): only
-/// [`ConstantTimeGroup::detect`] makes one.
+/// Proof that this CPU runs the group kernel's constant-time passes (x86-64, aarch64 with
+/// NEON): only [`ConstantTimeGroup::detect`] makes one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ConstantTimeGroup(ConstantTimeIsa);
 
 impl ConstantTimeGroup {
     fn detect() -> Option<ConstantTimeGroup> {
+        ConstantTimeGroup::available().into_iter().flatten().next()
+    }
+
+    /// Every constant-time group kernel this CPU runs, widest first (the tests check each).
+    fn available() -> [Option<ConstantTimeGroup>; 2] {
         #[cfg(target_arch = "x86_64")]
-        return avx2::Avx2::detect().map(|isa| ConstantTimeGroup(ConstantTimeIsa::Avx2(isa)));
-        #[cfg(not(target_arch = "x86_64"))]
-        None
+        return [
+            avx2::Avx2::detect().map(|isa| ConstantTimeGroup(ConstantTimeIsa::Avx2(isa))),
+            Some(ConstantTimeGroup(ConstantTimeIsa::Sse2)),
+        ];
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        return [Some(ConstantTimeGroup(ConstantTimeIsa::Neon)), None];
+        #[allow(unreachable_code)]
+        [None, None]
+    }
+
+    /// The constant-time search of the chunk of lanes from `first` on (above radix
+    /// [`group::SMALL_RADIX`]): each lane's key of rank x and the lanes whose key ties another's
+    /// leading bits.
+    #[cfg(test)]
+    fn search(
+        self,
+        blocks: &group::Blocks<'_>,
+        work: group::Work<'_>,
+        first: usize,
+        digits: &[u32],
+    ) -> ([u64; group::CHUNK], u32) {
+        match self.0 {
+            #[cfg(target_arch = "x86_64")]
+            ConstantTimeIsa::Avx2(isa) => isa.search_constant_time(blocks, work, first, digits),
+            #[cfg(target_arch = "x86_64")]
+            ConstantTimeIsa::Sse2 => {
+                quarter_search::search_chunk::<sse2::Sse2>(blocks, work.pairs(), first, digits)
+            }
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+            ConstantTimeIsa::Neon => {
+                quarter_search::search_chunk::<neon::Neon>(blocks, work.pairs(), first, digits)
+            }
+        }
     }
 
     /// π(x) when `forward`, else π⁻¹(k), for every lane, as [`Group::forward`] and
@@ -215,11 +288,22 @@ impl ConstantTimeGroup {
         digits: &mut [u32],
         forward: bool,
     ) {
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(not(any(
+            target_arch = "x86_64",
+            all(target_arch = "aarch64", target_feature = "neon")
+        )))]
         let _ = (blocks, work, digits, forward);
         match self.0 {
             #[cfg(target_arch = "x86_64")]
             ConstantTimeIsa::Avx2(isa) => isa.select_constant_time(blocks, work, digits, forward),
+            #[cfg(target_arch = "x86_64")]
+            ConstantTimeIsa::Sse2 => {
+                quarter_search::select::<sse2::Sse2>(blocks, work, digits, forward)
+            }
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+            ConstantTimeIsa::Neon => {
+                quarter_search::select::<neon::Neon>(blocks, work, digits, forward)
+            }
         }
     }
 }

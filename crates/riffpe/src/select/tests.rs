@@ -7,7 +7,7 @@ pub(crate) mod per_lane {
 
     extern crate std;
 
-    use crate::select::{Halves, KeyLayout, MAX_BUCKETS, RANKED_RADIX, Ranks, Selection};
+    use crate::select::{KeyLayout, MAX_BUCKETS, Quarters, RANKED_RADIX, Ranks, Selection};
     use proptest::prelude::*;
     use std::vec::Vec;
 
@@ -45,7 +45,7 @@ pub(crate) mod per_lane {
             let mut keys = std::vec![0u64; n];
             let mut counts = [0u64; MAX_BUCKETS];
             let mut ranks = Ranks::new();
-            let mut halves = Halves::new();
+            let mut quarters = Quarters::new();
             for x in 0..n as u32 {
                 let k = pi[x as usize];
                 // Fast selection with keys counted (lockstep) and filed (one message).
@@ -77,19 +77,19 @@ pub(crate) mod per_lane {
                 }
                 if n as u32 <= RANKED_RADIX {
                     // Constant-time π from ranks kept as the keys arrive (one message), and
-                    // from the keys' halves searched after the chain (both at every radix
+                    // from the keys' quarters searched after the chain (both at every radix
                     // here, though the engine takes one by the radix). One `Ranks` and one
-                    // `Halves` for every x: each use starts from `reset`, as in the engine.
+                    // `Quarters` for every x: each use starts from `reset`, as in the engine.
                     ranks.reset(n as u32);
-                    halves.reset(n);
+                    quarters.reset(n);
                     for (j, key) in keys[..n].iter_mut().enumerate() {
                         *key = layout.key(&keystream, j);
                         layout.rank_arrival(*key, j, &mut ranks);
-                        halves.set(j, *key);
+                        quarters.set(j, *key);
                     }
                     let forward = layout.pick_ranked(&keystream, &keys, &ranks, x);
                     prop_assert_eq!(forward, k, "π({}) ranked on arrival, n {}, b {}", x, n, b);
-                    let forward = layout.pick_searched(&keystream, &keys, &halves, x);
+                    let forward = layout.pick_searched(&keystream, &keys, &mut quarters, x);
                     prop_assert_eq!(forward, k, "π({}) searched, n {}, b {}", x, n, b);
                 }
                 prop_assert_eq!(
@@ -296,20 +296,16 @@ mod group {
     /// The constant-time search's key of rank x and ties of each lane of the first chunk, against
     /// a sort of the lane's keys: ties flagged where none are would cost no wrong result, only
     /// time that depends on the keys.
-    #[cfg(target_arch = "x86_64")]
     fn check_search(
+        group: ConstantTimeGroup,
         (lanes, n, b, bytes, digits): &(usize, usize, usize, Vec<u8>, Vec<u32>),
     ) -> Result<(), TestCaseError> {
-        let Some(isa) = crate::select::avx2::Avx2::detect() else {
-            return Ok(());
-        };
         let layout = KeyLayout::new(*n as u32, *b);
         let blocks = Blocks::new(bytes, *lanes, layout);
         let mut keys = std::vec![0u64; Work::words(*n as u32)];
         let count = (*lanes).min(CHUNK);
         let digits = &digits[..count];
-        let (found, ties) =
-            isa.search_constant_time(&blocks, Work::new(&mut keys, *n as u32), 0, digits);
+        let (found, ties) = group.search(&blocks, Work::new(&mut keys, *n as u32), 0, digits);
         for (lane, &x) in digits.iter().enumerate() {
             let mut keys: Vec<u64> = (0..*n).map(|k| blocks.key(lane, k)).collect();
             keys.sort_unstable();
@@ -350,9 +346,6 @@ mod group {
     fn constant_time_search_at_its_largest_radix() {
         // Every key lies below the top candidates, so a count of n must not wrap; x = n − 1
         // is the key that only they would pass.
-        let Some(group) = ConstantTimeGroup::detect() else {
-            return;
-        };
         let (n, b, lanes) = (CONSTANT_TIME_MAX_RADIX as usize, 4, 3);
         let blocks = (n * b).div_ceil(16) + 1;
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
@@ -364,13 +357,25 @@ mod group {
                 (state >> 56) as u8
             })
             .collect();
-        let digits = std::vec![n as u32 - 1, 0, n as u32 / 2];
-        let forward = move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.select(b, w, d, true);
-        check(
-            &(lanes, n, b, bytes, digits),
-            &[("constant-time group forward", &forward, true)],
-        )
-        .unwrap();
+        let case = (lanes, n, b, bytes, std::vec![n as u32 - 1, 0, n as u32 / 2]);
+        for group in ConstantTimeGroup::available().into_iter().flatten() {
+            let forward =
+                move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.select(b, w, d, true);
+            check(&case, &[("constant-time group forward", &forward, true)]).unwrap();
+        }
+    }
+
+    #[test]
+    fn padding_does_not_tie_a_key_of_all_ones() {
+        // An odd radix pads its last pair with the largest quarters, which share the leading
+        // bits of a value of all ones; searched for, that key must still be found alone.
+        let (lanes, n, b) = (1, 17usize, 16usize);
+        let mut bytes = std::vec![0u8; ((n * b).div_ceil(16) + 1) * 16];
+        bytes[3 * b..4 * b].fill(0xff);
+        let case = (lanes, n, b, bytes, std::vec![n as u32 - 1]);
+        for group in ConstantTimeGroup::available().into_iter().flatten() {
+            check_search(group, &case).unwrap();
+        }
     }
 
     #[test]
@@ -406,7 +411,7 @@ mod group {
                 check(&case, &[("group forward", &kernel(true), true), ("group inverse", &kernel(false), false)])?;
             }
             // The constant-time passes, at every radix (and the search's found keys and ties).
-            if let Some(group) = ConstantTimeGroup::detect() {
+            for group in ConstantTimeGroup::available().into_iter().flatten() {
                 let select = |forward| move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| {
                     group.select(b, w, d, forward)
                 };
@@ -414,9 +419,8 @@ mod group {
                     ("constant-time group inverse", &select(false), false),
                     ("constant-time group forward", &select(true), true),
                 ])?;
-                #[cfg(target_arch = "x86_64")]
                 if case.1 > SMALL_RADIX {
-                    check_search(&case)?;
+                    check_search(group, &case)?;
                 }
             }
         }

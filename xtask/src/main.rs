@@ -27,7 +27,7 @@ COMMANDS:
                  fuzz/regressions/), fuzz-smoke
                    --skip STEP          leave out a step (repeatable)
                    --keep-going         run the other steps after a failure (still fails)
-                   --fuzz-seconds N     seconds per fuzz target (default 60)
+                   --fuzz-seconds N     seconds per fuzz target (default 30)
   cross-test     the workspace's tests, the benches in test mode and an AES backend probe for
                  aarch64-unknown-linux-gnu under `qemu-aarch64 -cpu cortex-a72` (natively on an
                  aarch64 host), installing the target, linker and qemu when missing

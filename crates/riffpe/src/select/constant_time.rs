@@ -213,8 +213,9 @@ impl KeyLayout {
             return self.pick(keystream, keys, x);
         }
         if self.n <= RANKED_RADIX {
+            // Made padded throughout, so only the pairs in use need counting.
             let mut quarters = Quarters::new();
-            quarters.reset(keys.len());
+            quarters.len = keys.len().div_ceil(KEYS_PER_PAIR);
             for (j, &key) in keys.iter().enumerate() {
                 quarters.set(j, key);
             }

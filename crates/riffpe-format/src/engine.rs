@@ -28,7 +28,7 @@ impl Key {
         RiffpeX::builder(radices.to_vec())
             .bytes_per_value(bytes_per_value)
             .selection(selection)
-            .build_with_cipher(self.0.clone())
+            .build_with_aes(self.0.clone())
             .map(Permutations)
             .map_err(|e| core_error(e.into()))
     }

@@ -20,7 +20,7 @@ use crate::select::group::{self, Blocks, Work};
 use crate::select::{
     self, Arrivals, ConstantTimeGroup, Histogram, Kept, Kernel, KeyLayout, Selection,
 };
-use crate::{MessageError, Scratch, Tweak};
+use crate::{Aes, MessageError, Scratch, Tweak};
 
 /// One AES block.
 pub(crate) type AesBlock = Block<aes::Aes128>;
@@ -142,9 +142,28 @@ pub(crate) fn backend_lanes<C: BlockCipherEncrypt<BlockSize = U16>>(cipher: &C) 
     lanes
 }
 
+/// Runs the engine's closure on a cipher's AES backend. The engine is monomorphised once per
+/// backend of the cipher, which is most of what building a crate on this one costs, so callers
+/// hold this as a function pointer: [`on_backend`] for any cipher, and [`on_aes_backend`] for
+/// [`Aes`], compiled once in this crate rather than again in each crate that uses the
+/// default cipher.
+pub(crate) type Runner<C> = fn(&C, Lockstep<'_>);
+
+/// The [`Runner`] of any cipher, compiled where the cipher type is chosen.
+pub(crate) fn on_backend<C: BlockCipherEncrypt<BlockSize = U16>>(cipher: &C, job: Lockstep<'_>) {
+    cipher.encrypt_with_backend(job);
+}
+
+/// The [`Runner`] of [`Aes`]: not generic and never inlined, so it is compiled here only.
+#[inline(never)]
+pub(crate) fn on_aes_backend(cipher: &Aes, job: Lockstep<'_>) {
+    cipher.encrypt_with_backend(job);
+}
+
 /// A keyed cipher over a domain: what every call needs besides the messages.
 pub(crate) struct Keyed<'a, C> {
     pub cipher: &'a C,
+    pub runner: Runner<C>,
     pub domain: Domain<'a>,
     pub layout: &'a Layout,
     /// IV0 of the tweak fixed at construction.
@@ -152,18 +171,18 @@ pub(crate) struct Keyed<'a, C> {
 }
 
 /// Checks the messages (`l` digits each, back to back), their tweaks and the scratch, then
-/// encrypts or decrypts them in place, up to the backend's lanes at a time (one if
-/// `lockstep` is false). Nothing is modified unless every check passes.
+/// encrypts or decrypts them in place, up to the backend's lanes at a time. Nothing is
+/// modified unless every check passes.
 pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
     keyed: Keyed<'_, C>,
     tweak: Tweak<'_>,
     messages: &mut [u32],
     scratch: &mut Scratch<'_>,
     direction: Direction,
-    lockstep: bool,
 ) -> Result<(), MessageError> {
     let Keyed {
         cipher,
+        runner,
         domain,
         layout,
         iv,
@@ -191,25 +210,24 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
     if count == 0 {
         return Ok(());
     }
-    let lanes = if lockstep {
-        backend_lanes(cipher)
-            .min(group::MAX_LANES)
-            .min(fit)
-            .min(count)
-    } else {
-        1
-    };
-    cipher.encrypt_with_backend(Lockstep {
-        domain,
-        layout,
-        fixed: iv,
-        tweak,
-        messages,
-        lanes,
-        keystream: &mut *scratch.keystream,
-        keys: &mut *scratch.keys,
-        direction,
-    });
+    let lanes = backend_lanes(cipher)
+        .min(group::MAX_LANES)
+        .min(fit)
+        .min(count);
+    runner(
+        cipher,
+        Lockstep {
+            domain,
+            layout,
+            fixed: iv,
+            tweak,
+            messages,
+            lanes,
+            keystream: &mut *scratch.keystream,
+            keys: &mut *scratch.keys,
+            direction,
+        },
+    );
     Ok(())
 }
 
@@ -230,7 +248,7 @@ pub(crate) fn check(domain: Domain<'_>, messages: &[u32]) -> Result<usize, Messa
 }
 
 /// Messages in groups of `lanes`, as a closure over the AES backend.
-struct Lockstep<'a> {
+pub(crate) struct Lockstep<'a> {
     domain: Domain<'a>,
     layout: &'a Layout,
     fixed: &'a AesBlock,

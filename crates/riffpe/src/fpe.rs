@@ -75,6 +75,7 @@ pub type AnyFpe<R, C = Aes> = Fpe<AnyDomain<R>, C>;
 #[derive(Clone)]
 pub struct Fpe<D, C = Aes> {
     cipher: C,
+    runner: engine::Runner<C>,
     domain: D,
     layout: Layout,
     iv: SetupIv,
@@ -157,7 +158,15 @@ impl<'t, D: Radices> Builder<'t, D> {
     pub fn build(self, key: &[u8]) -> Result<Fpe<D, Aes>, SetupError> {
         // Parameters are checked before the key is expanded.
         Layout::new(self.domain.domain(), self.bytes_per_value)?;
-        self.build_with_cipher(Aes::new_from_slice(key)?)
+        self.build_with_aes(Aes::new_from_slice(key)?)
+    }
+
+    /// Builds on an expanded AES key, e.g. one cloned for several domains.
+    ///
+    /// Prefer it to `build_with_cipher(aes)`: it runs the same code, compiled once in this
+    /// crate, where the generic method compiles the whole engine again in the calling crate.
+    pub fn build_with_aes(self, aes: Aes) -> Result<Fpe<D, Aes>, SetupError> {
+        self.assemble(aes, engine::on_aes_backend)
     }
 
     /// Builds on a block cipher chosen by type (e.g. `aes::Aes256`).
@@ -165,12 +174,21 @@ impl<'t, D: Radices> Builder<'t, D> {
         self,
         cipher: C,
     ) -> Result<Fpe<D, C>, SetupError> {
+        self.assemble(cipher, engine::on_backend::<C>)
+    }
+
+    fn assemble<C: BlockCipherEncrypt<BlockSize = U16>>(
+        self,
+        cipher: C,
+        runner: engine::Runner<C>,
+    ) -> Result<Fpe<D, C>, SetupError> {
         let mut layout = Layout::new(self.domain.domain(), self.bytes_per_value)?;
         layout.selection = self.selection;
         layout.kernel = crate::select::Kernel::detect(self.selection, layout.max_radix);
         let iv = engine::setup(&cipher, self.domain.domain(), self.tweak);
         Ok(Fpe {
             cipher,
+            runner,
             domain: self.domain,
             layout,
             iv: SetupIv(iv),
@@ -215,6 +233,7 @@ impl<R, C> From<Riffpe<C>> for AnyFpe<R, C> {
     fn from(fpe: Riffpe<C>) -> Self {
         Fpe {
             cipher: fpe.cipher,
+            runner: fpe.runner,
             domain: AnyDomain::Uniform(fpe.domain),
             layout: fpe.layout,
             iv: fpe.iv,
@@ -226,6 +245,7 @@ impl<R, C> From<RiffpeX<R, C>> for AnyFpe<R, C> {
     fn from(fpe: RiffpeX<R, C>) -> Self {
         Fpe {
             cipher: fpe.cipher,
+            runner: fpe.runner,
             domain: AnyDomain::Mixed(fpe.domain),
             layout: fpe.layout,
             iv: fpe.iv,
@@ -293,11 +313,12 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
     ) -> Result<(), MessageError> {
         let keyed = engine::Keyed {
             cipher: &self.cipher,
+            runner: self.runner,
             domain: self.domain(),
             layout: &self.layout,
             iv: &self.iv.0,
         };
-        engine::run(keyed, tweak, messages, scratch, direction, true)
+        engine::run(keyed, tweak, messages, scratch, direction)
     }
 
     /// Encrypts messages in place under `tweak`: [`Fpe::digits`] digits each, back to back,
@@ -452,3 +473,46 @@ const _: () = {
     assert_send_sync::<RiffpeX<[u32; 4]>>();
     assert_send_sync::<AnyFpe<[u32; 4]>>();
 };
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use aes::cipher::KeyInit;
+
+    use super::*;
+
+    const KEY: [u8; 16] = [
+        0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee,
+        0xff,
+    ];
+
+    /// The engine compiled once for [`Aes`] and the generic one for another cipher type agree
+    /// with the reference CLI (`encrypt -k 0011…eeff -n 100 -l 8 1234123456785678`), one
+    /// message and in lockstep.
+    #[test]
+    fn every_way_of_giving_the_cipher_runs_the_same_scheme() {
+        let builder = Riffpe::builder(100, 8);
+        let by_key = builder.build(&KEY).unwrap();
+        let by_aes = builder
+            .build_with_aes(Aes::new_from_slice(&KEY).unwrap())
+            .unwrap();
+        let generic = builder
+            .build_with_cipher(aes::Aes128::new_from_slice(&KEY).unwrap())
+            .unwrap();
+        let order = DigitOrder::LittleEndian;
+        let (plain, token) = (1234123456785678u64, 5158543106053628u64);
+        assert_eq!(by_key.encrypt_int(plain, order).unwrap(), token);
+        assert_eq!(by_aes.encrypt_int(plain, order).unwrap(), token);
+        assert_eq!(generic.encrypt_int(plain, order).unwrap(), token);
+        assert_eq!(generic.decrypt_int(token, order).unwrap(), plain);
+
+        let mut one = [0u32; 8];
+        crate::integer::to_digits(plain, by_key.domain(), order, &mut one).unwrap();
+        let mut many = one.repeat(20);
+        let mut buf = crate::ScratchBuf::for_lockstep(&generic);
+        generic
+            .encrypt_with(Tweak::Fixed, &mut many, &mut buf.scratch())
+            .unwrap();
+        by_key.encrypt(&mut one).unwrap();
+        assert!(many.chunks(8).all(|m| m == one));
+    }
+}

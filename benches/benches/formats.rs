@@ -1,8 +1,9 @@
 //! 1 M card numbers with separators (`4111 1111 1111 1111`, `5500-0000-0000-0004`) through the
 //! command's formatted-value pipeline (the function the binary runs, over an in-memory file),
 //! against the library's parallel rate for the same values: `FormatCipher::encrypt_many` over
-//! chunks spread on every core. The ratio of the two is the command's overhead. Both count
-//! their allocations per run (see `riffpe_benches::AllocationLog`).
+//! chunks spread on every core. The ratio of the two is the command's overhead. Both select
+//! with `Selection::Fast` (as the other groups do, and the command with `--selection fast`) and
+//! count their allocations per run (see `riffpe_benches::AllocationLog`).
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -14,7 +15,7 @@ use riffpe_cli::bulk::Source;
 use riffpe_cli::engine::Direction;
 use riffpe_cli::formatted::{FormatLayout, FormatPipeline};
 use riffpe_cli::progress::Progress;
-use riffpe_format::{Format, FormatCipher};
+use riffpe_format::{Format, FormatCipher, Selection};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
@@ -40,7 +41,8 @@ fn cards() -> Vec<String> {
 }
 
 fn card_cipher() -> FormatCipher {
-    FormatCipher::new(&KEY, Format::named("card").expect("card")).expect("cipher")
+    let card = Format::named("card").expect("card");
+    FormatCipher::with_selection(&KEY, card, Selection::Fast).expect("cipher")
 }
 
 fn formats(c: &mut Criterion) {

@@ -3,8 +3,9 @@
 //! Riffpe(10, 16) with 18, and 6-digit numbers through Riffpe(10, 6) with 18.
 //!
 //! 1 MiB of input by default; `RIFFPE_BENCH_FULL=1` adds 16, 32 and 64 MiB for Riffpe(100, 8),
-//! lockstep and parallel. Lockstep encryption is also run with constant-time selection, beside
-//! the fast one, for radices 10 to 1000.
+//! lockstep and parallel. Every group selects with `Selection::Fast` (the default above radix
+//! 256) but one, which runs lockstep encryption with constant-time selection (the default up to
+//! radix 256) beside the fast one, for radices 10 to 1000.
 //! Each benchmark also counts its allocations per call (see `riffpe_benches::AllocationLog`).
 
 use std::hint::black_box;
@@ -142,6 +143,7 @@ fn throughput(c: &mut Criterion) {
         for (index, (label, radix, digits, bytes_per_value)) in CONFIGS.into_iter().enumerate() {
             let fpe = Riffpe::builder(radix, digits)
                 .bytes_per_value(bytes_per_value)
+                .selection(Selection::Fast)
                 .tweak(&TWEAK)
                 .build(&KEY)
                 .expect("valid configuration");
@@ -165,7 +167,11 @@ fn throughput(c: &mut Criterion) {
 
 /// Small arrays, lockstep vs parallel: where spreading over cores starts to pay.
 fn small_arrays(c: &mut Criterion) {
-    let fpe = Riffpe::new(100, 8, &KEY, &TWEAK).expect("valid configuration");
+    let fpe = Riffpe::builder(100, 8)
+        .selection(Selection::Fast)
+        .tweak(&TWEAK)
+        .build(&KEY)
+        .expect("valid configuration");
     let (mut group, log) = group(c, "throughput-encrypt-small", 3);
     for count in [32, 128, 512, 2048] {
         let input = format!("Riffpe(100,8) b=16 {count} numbers");

@@ -20,7 +20,7 @@ pub fn modes(case: &Case) -> Outcome {
 
 /// [`modes`] with another work budget (see [`Case::within_budget`]).
 pub fn modes_within(case: &Case, budget: u64) -> Outcome {
-    match case.build(Selection::default()) {
+    match case.build(Selection::Fast) {
         Ok(fpe) if case.within_budget(budget) => modes_with(case, &fpe),
         _ => Ok(()),
     }

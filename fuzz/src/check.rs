@@ -33,7 +33,7 @@ pub fn roundtrip(case: &Case) -> Outcome {
 
 /// [`roundtrip`] with another work budget (see [`Case::within_budget`]).
 pub fn roundtrip_within(case: &Case, budget: u64) -> Outcome {
-    let built = case.build(Selection::default());
+    let built = case.build(Selection::Fast);
     construction(case, &built)?;
     let Ok(fpe) = &built else {
         return Ok(());
@@ -54,7 +54,7 @@ pub fn differential(case: &Case) -> Outcome {
 
 /// [`differential`] with another work budget (see [`Case::within_budget`]).
 pub fn differential_within(case: &Case, budget: u64) -> Outcome {
-    let built = case.build(Selection::default());
+    let built = case.build(Selection::Fast);
     construction(case, &built)?;
     match &built {
         Ok(fpe) if case.within_budget(budget) => differential_with(case, fpe, budget),

@@ -164,7 +164,7 @@ fn edge_cases_batch_modes() {
 fn edge_cases_reach_every_width() {
     let run: Vec<usize> = edge_cases()
         .iter()
-        .filter(|c| c.within_budget(TEST_BUDGET) && c.build(Selection::default()).is_ok())
+        .filter(|c| c.within_budget(TEST_BUDGET) && c.build(Selection::Fast).is_ok())
         .map(|c| c.params.width())
         .collect();
     for width in [1, 2, 4] {
@@ -182,7 +182,7 @@ fn checks_are_not_vacuous() {
     assert!(check::construction(&valid, &Err(SetupError::NoDigits)).is_err());
     let wrong_key = Err(SetupError::InvalidKeyLength { len: 16 });
     assert!(check::construction(&valid, &wrong_key).is_err());
-    let built = valid.build(Selection::default());
+    let built = valid.build(Selection::Fast);
     assert!(check::construction(&valid, &built).is_ok());
     let bad_key = with(valid.clone(), |c| c.key = vec![1; 17]);
     assert!(check::construction(&bad_key, &built).is_err());

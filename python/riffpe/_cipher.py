@@ -41,22 +41,23 @@ class _BatchMethods:
 class Riffpe(_BatchMethods, _native.Riffpe):
     """Riffpe over ``digits`` digits of one ``radix``.
 
-    ``Riffpe(radix, digits, key, tweak, bytes_per_value=16, *, constant_time=False)``: ``key``
+    ``Riffpe(radix, digits, key, tweak, bytes_per_value=16, *, constant_time=None)``: ``key``
     is a bytes-like AES key of 16, 24 or 32 bytes, ``tweak`` bytes-like (may be empty). Invalid
     parameters raise ``ValueError``. :meth:`encrypt` and :meth:`decrypt` take a sequence of
     digits and return a new list; a wrong length or a digit not below the radix raises
     ``ValueError``. ``constant_time=True`` reads each permutation off the keystream with
-    branches and memory accesses that do not depend on the values (the same results; the
-    Rust crate's security notes give its cost: 1.0 to 1.3 times in batches on x86-64 for
-    radices up to 255, as measured on a Zen 3).
+    branches and memory accesses that do not depend on the values, ``False`` with faster
+    bucket lookups whose timing does; both give the same results. The default, ``None``, is
+    constant-time up to radix 256 (where it costs about 1.0 to 1.3 times the fast mode, as
+    the Rust crate's security notes give) and fast above.
     """
 
 
 class RiffpeX(_BatchMethods, _native.RiffpeX):
     """RiffpeX: digit ``i`` below ``radices[i]``.
 
-    ``RiffpeX(radices, key, tweak, bytes_per_value=16, *, constant_time=False)``; otherwise as
-    :class:`Riffpe`.
+    ``RiffpeX(radices, key, tweak, bytes_per_value=16, *, constant_time=None)``; otherwise as
+    :class:`Riffpe` (the default selection follows the largest radix).
     """
 
 
@@ -65,7 +66,7 @@ class FormatCipher(_native.FormatCipher):
 
     ``FormatCipher(key, format=None, *, template=None, alphabet=None, passthrough=None,
     alphabets=None, keep_prefix=None, keep_suffix=None, luhn=None, fold_case=None,
-    allow_small_domain=False, context=None, security=128, constant_time=False)``
+    allow_small_domain=False, context=None, security=128, constant_time=None)``
 
     Give exactly one of:
 

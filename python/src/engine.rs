@@ -38,11 +38,23 @@ pub struct RowError {
     pub reason: String,
 }
 
-/// The core's selection: constant-time where asked (the same output either way).
-pub fn selection(constant_time: bool) -> riffpe::Selection {
-    match constant_time {
+/// The core's selection as `constant_time` asks (the same output either way); `None` leaves
+/// it to the core: constant-time up to radix 256, fast above.
+pub fn selection(constant_time: Option<bool>) -> Option<riffpe::Selection> {
+    constant_time.map(|constant_time| match constant_time {
         true => riffpe::Selection::ConstantTime,
         false => riffpe::Selection::Fast,
+    })
+}
+
+/// `builder` with `selection` if one was asked for.
+fn chosen<D: riffpe::Radices>(
+    builder: riffpe::Builder<'static, D>,
+    selection: Option<riffpe::Selection>,
+) -> riffpe::Builder<'static, D> {
+    match selection {
+        Some(selection) => builder.selection(selection),
+        None => builder,
     }
 }
 
@@ -53,11 +65,10 @@ impl Cipher {
         key: &[u8],
         tweak: &[u8],
         bytes_per_value: usize,
-        selection: riffpe::Selection,
+        selection: Option<riffpe::Selection>,
     ) -> Result<Self, String> {
-        riffpe::Riffpe::builder(radix, digits)
+        chosen(riffpe::Riffpe::builder(radix, digits), selection)
             .bytes_per_value(bytes_per_value)
-            .selection(selection)
             .tweak(tweak)
             .build(key)
             .map(|fpe| Cipher(fpe.into()))
@@ -69,11 +80,10 @@ impl Cipher {
         key: &[u8],
         tweak: &[u8],
         bytes_per_value: usize,
-        selection: riffpe::Selection,
+        selection: Option<riffpe::Selection>,
     ) -> Result<Self, String> {
-        riffpe::RiffpeX::builder(radices)
+        chosen(riffpe::RiffpeX::builder(radices), selection)
             .bytes_per_value(bytes_per_value)
-            .selection(selection)
             .tweak(tweak)
             .build(key)
             .map(|fpe| Cipher(fpe.into()))

@@ -44,8 +44,8 @@ pub struct Options {
     pub fold_case: Option<bool>,
     pub allow_small_domain: bool,
     pub bits256: bool,
-    /// Constant-time selection (`riffpe::Selection::ConstantTime`).
-    pub constant_time: bool,
+    /// Constant-time selection if `Some(true)`, fast if `Some(false)`, else the core's default.
+    pub constant_time: Option<bool>,
 }
 
 /// A built-in alphabet by name, else the characters given, in digit order.
@@ -110,8 +110,11 @@ pub struct StringCipher(FormatCipher);
 impl StringCipher {
     pub fn new(key: &[u8], options: &Options, context: &[u8]) -> Result<Self, String> {
         let format = options.format()?;
-        FormatCipher::with_selection(key, format, crate::engine::selection(options.constant_time))
-            .map(|cipher| StringCipher(cipher.context(context)))
+        match crate::engine::selection(options.constant_time) {
+            Some(selection) => FormatCipher::with_selection(key, format, selection),
+            None => FormatCipher::new(key, format),
+        }
+        .map(|cipher| StringCipher(cipher.context(context)))
             .map_err(|e| e.to_string())
     }
 

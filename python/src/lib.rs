@@ -276,14 +276,14 @@ struct Riffpe {
 
 cipher_methods!(Riffpe {
     #[new]
-    #[pyo3(signature = (radix, digits, key, tweak, bytes_per_value = None, *, constant_time = false), text_signature = "(radix, digits, key, tweak, bytes_per_value=16, *, constant_time=False)")]
+    #[pyo3(signature = (radix, digits, key, tweak, bytes_per_value = None, *, constant_time = None), text_signature = "(radix, digits, key, tweak, bytes_per_value=16, *, constant_time=None)")]
     fn new(
         radix: &Bound<'_, PyAny>,
         digits: &Bound<'_, PyAny>,
         key: &Bound<'_, PyAny>,
         tweak: &Bound<'_, PyAny>,
         bytes_per_value: Option<&Bound<'_, PyAny>>,
-        constant_time: bool,
+        constant_time: Option<bool>,
     ) -> PyResult<Self> {
         let radix = to_u32(radix, &|| "radix".to_owned())?;
         let digits = to_usize(digits, "digits")?;
@@ -329,13 +329,13 @@ struct RiffpeX {
 
 cipher_methods!(RiffpeX {
     #[new]
-    #[pyo3(signature = (radices, key, tweak, bytes_per_value = None, *, constant_time = false), text_signature = "(radices, key, tweak, bytes_per_value=16, *, constant_time=False)")]
+    #[pyo3(signature = (radices, key, tweak, bytes_per_value = None, *, constant_time = None), text_signature = "(radices, key, tweak, bytes_per_value=16, *, constant_time=None)")]
     fn new(
         radices: &Bound<'_, PyAny>,
         key: &Bound<'_, PyAny>,
         tweak: &Bound<'_, PyAny>,
         bytes_per_value: Option<&Bound<'_, PyAny>>,
-        constant_time: bool,
+        constant_time: Option<bool>,
     ) -> PyResult<Self> {
         let mut list = Vec::new();
         for (index, item) in radices.try_iter()?.enumerate() {
@@ -583,7 +583,7 @@ impl FormatCipher {
     #[pyo3(signature = (
         key, format = None, *, template = None, alphabet = None, passthrough = None,
         alphabets = None, keep_prefix = None, keep_suffix = None, luhn = None, fold_case = None,
-        allow_small_domain = false, context = None, security = 128, constant_time = false,
+        allow_small_domain = false, context = None, security = 128, constant_time = None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -600,7 +600,7 @@ impl FormatCipher {
         allow_small_domain: bool,
         context: Option<&Bound<'_, PyAny>>,
         security: u32,
-        constant_time: bool,
+        constant_time: Option<bool>,
     ) -> PyResult<Self> {
         let (definition, description) = match (format, template, alphabet) {
             (Some(name), None, None) => {

@@ -263,18 +263,34 @@ pub struct SchemeArgs {
     #[arg(short = 'B', long)]
     pub big_endian: bool,
 
-    /// Constant-time selection: branches and memory accesses that do not depend on the values
-    /// or the key (the same output; see the security notes for its cost)
-    #[arg(long)]
+    /// How each permutation is read off the keystream (the same output either way). Default:
+    /// constant-time up to radix 256 (alphabets up to 256 characters), fast above; see the
+    /// security notes for the cost of each
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub selection: Option<SelectionArg>,
+
+    /// Short for --selection constant-time
+    #[arg(long, conflicts_with = "selection")]
     pub constant_time: bool,
 }
 
+/// `--selection`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SelectionArg {
+    /// Branches and memory accesses that do not depend on the values or the key
+    ConstantTime,
+    /// Buckets of keys: faster, with timing and cache traces that depend on secret values
+    Fast,
+}
+
 impl SchemeArgs {
-    /// The core's selection, as --constant-time asks.
-    pub fn selection(&self) -> Selection {
-        match self.constant_time {
-            true => Selection::ConstantTime,
-            false => Selection::Fast,
+    /// The core's selection as --selection or --constant-time ask, if they do (else the core
+    /// picks by radix).
+    pub fn selection(&self) -> Option<Selection> {
+        match (self.selection, self.constant_time) {
+            (Some(SelectionArg::ConstantTime), _) | (None, true) => Some(Selection::ConstantTime),
+            (Some(SelectionArg::Fast), _) => Some(Selection::Fast),
+            (None, false) => None,
         }
     }
 }

@@ -354,11 +354,12 @@ fn every_public_vector_through_the_command_line() {
         } else {
             &[false]
         };
-        // Every third vector with constant-time selection, which must give the same output.
-        let selection: &[&str] = if number % 3 == 1 {
-            &["--constant-time"]
-        } else {
-            &[]
+        // Each selection, which must give the same output: the default (constant-time up to
+        // radix 256), then each one asked for.
+        let selection: &[&str] = match number % 3 {
+            0 => &[],
+            1 => &["--constant-time"],
+            _ => &["--selection", "fast"],
         };
         for &big_endian in orders {
             let order: &[&str] = if big_endian { &["-B"] } else { &[] };
@@ -432,19 +433,46 @@ fn constant_time_selection_gives_the_same_output_in_bulk() {
                     .write_stdin(input.to_string()),
             )
         };
-        let fast = run("encrypt", &[], input);
+        let fast = run("encrypt", &["--selection", "fast"], input);
         assert_eq!(fast.lines().count(), 300, "{args:?}");
-        assert_eq!(
-            run("encrypt", &["--constant-time"], input),
-            fast,
-            "{args:?}"
-        );
-        assert_eq!(
-            run("decrypt", &["--constant-time"], &fast),
-            input,
-            "{args:?}"
-        );
+        for selection in [
+            &[][..],
+            &["--constant-time"],
+            &["--selection", "constant-time"],
+        ] {
+            assert_eq!(
+                run("encrypt", selection, input),
+                fast,
+                "{args:?} {selection:?}"
+            );
+            assert_eq!(
+                run("decrypt", selection, &fast),
+                input,
+                "{args:?} {selection:?}"
+            );
+        }
     }
+}
+
+#[test]
+fn selection_flags_conflict() {
+    let output = keyed()
+        .args([
+            "encrypt",
+            "-n",
+            "10",
+            "-l",
+            "4",
+            "--constant-time",
+            "--selection",
+            "fast",
+        ])
+        .arg("1234")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--selection"), "{stderr}");
 }
 
 #[test]

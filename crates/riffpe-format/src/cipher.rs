@@ -28,7 +28,8 @@ pub struct FormatCipher {
     key: Key,
     context: Vec<u8>,
     bytes_per_value: usize,
-    selection: Selection,
+    /// `None`: each permutation's default ([`Selection::default_for`] its largest radix).
+    selection: Option<Selection>,
     /// A template's one RiffpeX object, made once.
     fixed: Option<Permutations>,
 }
@@ -45,27 +46,30 @@ impl fmt::Debug for FormatCipher {
 
 impl FormatCipher {
     /// A cipher for `format` ([`Format::check`]ed) under a 16-, 24- or 32-byte AES `key`, with
-    /// the core's default [`Selection`].
+    /// the core's default [`Selection`]: constant-time for alphabets of up to 256 characters.
     pub fn new(key: &[u8], format: Format) -> Result<Self, Error> {
-        Self::with_selection(key, format, Selection::default())
+        Self::build(key, format, None)
     }
 
     /// As [`FormatCipher::new`], with the permutations read off the keystream as `selection`
-    /// says: [`Selection::ConstantTime`] where an attacker can time or observe the cache of the
-    /// process (the same tokens; the cost is in the core crate's security notes).
+    /// says: [`Selection::Fast`] where nobody can time or observe the cache of the process
+    /// (the same tokens; the cost of each is in the core crate's security notes).
     ///
     /// ```
     /// use riffpe_format::{Format, FormatCipher, Selection};
     ///
     /// let key = [0x2b; 16];
-    /// let fast = FormatCipher::new(&key, Format::named("card")?)?;
-    /// let constant_time =
-    ///     FormatCipher::with_selection(&key, Format::named("card")?, Selection::ConstantTime)?;
+    /// let constant_time = FormatCipher::new(&key, Format::named("card")?)?;
+    /// let fast = FormatCipher::with_selection(&key, Format::named("card")?, Selection::Fast)?;
     /// let card = "4111-1111-1111-1111";
     /// assert_eq!(constant_time.encrypt(card)?, fast.encrypt(card)?);
     /// # Ok::<(), riffpe_format::Error>(())
     /// ```
     pub fn with_selection(key: &[u8], format: Format, selection: Selection) -> Result<Self, Error> {
+        Self::build(key, format, Some(selection))
+    }
+
+    fn build(key: &[u8], format: Format, selection: Option<Selection>) -> Result<Self, Error> {
         format.check()?;
         let key = Key::new(key)?;
         let bytes_per_value = format.bytes_per_value();

@@ -18,19 +18,22 @@ impl Key {
             .map_err(|e| core_error(e.into()))
     }
 
-    /// RiffpeX over `radices`, its per-value tweaks given per call.
+    /// RiffpeX over `radices`, its per-value tweaks given per call; `selection` if given,
+    /// else the core's default for these radices.
     pub(crate) fn permutations(
         &self,
         radices: &[u32],
         bytes_per_value: usize,
-        selection: Selection,
+        selection: Option<Selection>,
     ) -> Result<Permutations, Error> {
-        RiffpeX::builder(radices.to_vec())
-            .bytes_per_value(bytes_per_value)
-            .selection(selection)
-            .build_with_aes(self.0.clone())
-            .map(Permutations)
-            .map_err(|e| core_error(e.into()))
+        let builder = RiffpeX::builder(radices.to_vec()).bytes_per_value(bytes_per_value);
+        match selection {
+            Some(selection) => builder.selection(selection),
+            None => builder,
+        }
+        .build_with_aes(self.0.clone())
+        .map(Permutations)
+        .map_err(|e| core_error(e.into()))
     }
 }
 

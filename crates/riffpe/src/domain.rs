@@ -191,8 +191,11 @@ impl Layout {
             bytes_per_value,
             max_radix,
             digits,
-            selection: crate::Selection::default(),
-            kernel: crate::select::Kernel::detect(crate::Selection::default(), max_radix),
+            selection: crate::Selection::default_for(max_radix),
+            kernel: crate::select::Kernel::detect(
+                crate::Selection::default_for(max_radix),
+                max_radix,
+            ),
         };
         let needed = layout.scratch_bytes();
         if needed > crate::MAX_SCRATCH_BYTES {

@@ -117,7 +117,8 @@ impl Drop for SetupIv {
 pub struct Builder<'t, D> {
     domain: D,
     bytes_per_value: usize,
-    selection: Selection,
+    /// `None` until chosen: then [`Selection::default_for`] the domain.
+    selection: Option<Selection>,
     tweak: &'t [u8],
 }
 
@@ -126,7 +127,7 @@ impl<'t, D: Radices> Builder<'t, D> {
         Builder {
             domain,
             bytes_per_value: DEFAULT_BYTES_PER_VALUE,
-            selection: Selection::default(),
+            selection: None,
             tweak: b"",
         }
     }
@@ -139,8 +140,9 @@ impl<'t, D: Radices> Builder<'t, D> {
     }
 
     /// How a step's permutation is read off its keystream; outputs do not depend on it.
+    /// Unless chosen, [`Selection::default_for`] the largest radix: constant-time up to 256.
     pub fn selection(mut self, selection: Selection) -> Self {
-        self.selection = selection;
+        self.selection = Some(selection);
         self
     }
 
@@ -183,8 +185,10 @@ impl<'t, D: Radices> Builder<'t, D> {
         runner: engine::Runner<C>,
     ) -> Result<Fpe<D, C>, SetupError> {
         let mut layout = Layout::new(self.domain.domain(), self.bytes_per_value)?;
-        layout.selection = self.selection;
-        layout.kernel = crate::select::Kernel::detect(self.selection, layout.max_radix);
+        if let Some(selection) = self.selection {
+            layout.selection = selection;
+            layout.kernel = crate::select::Kernel::detect(selection, layout.max_radix);
+        }
         let iv = engine::setup(&cipher, self.domain.domain(), self.tweak);
         Ok(Fpe {
             cipher,
@@ -514,5 +518,25 @@ mod tests {
             .unwrap();
         by_key.encrypt(&mut one).unwrap();
         assert!(many.chunks(8).all(|m| m == one));
+    }
+
+    /// Unless told otherwise, ciphers select in constant time up to radix 256 (their largest
+    /// radix, for RiffpeX), fast above; a chosen selection is kept.
+    #[test]
+    fn selection_defaults_by_largest_radix() {
+        let key = &KEY;
+        let uniform = |radix| Riffpe::new(radix, 2, key, b"").unwrap().selection();
+        assert_eq!(uniform(2), Selection::ConstantTime);
+        assert_eq!(uniform(256), Selection::ConstantTime);
+        assert_eq!(uniform(257), Selection::Fast);
+        let mixed = |radices: &[u32]| RiffpeX::new(radices, key, b"").unwrap().selection();
+        assert_eq!(mixed(&[26, 10, 10]), Selection::ConstantTime);
+        assert_eq!(mixed(&[10, 257, 10]), Selection::Fast);
+        for selection in [Selection::Fast, Selection::ConstantTime] {
+            for radix in [10, 1000] {
+                let fpe = Riffpe::builder(radix, 2).selection(selection).build(key);
+                assert_eq!(fpe.unwrap().selection(), selection);
+            }
+        }
     }
 }

@@ -78,14 +78,16 @@ pub(crate) use portable::{Histogram, KeyLayout};
 
 /// How the permutation of a digit step is read off its keystream.
 ///
-/// Both give identical results; they differ in what their timing can reveal.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// Both give identical results; they differ in what their timing can reveal. Unless a builder
+/// is given one, a cipher selects as [`Selection::default_for`] its largest radix says:
+/// in constant time up to radix 256, fast above.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Selection {
     /// Expected O(n) per step: keys are counted into buckets of their leading bits and the
     /// x-th key is looked for in one bucket (encryption); ranking counts in one pass
     /// (decryption). Which bucket is touched, and how many keys it holds, depend on the
-    /// keystream and the digit, so timing and cache traces depend on secret values.
-    #[default]
+    /// keystream and the digit, so timing and cache traces depend on secret values. The
+    /// default above radix 256.
     Fast,
     /// About n² compares per step below radix 128 (48 in lockstep above radix 32 767 or on
     /// other CPUs than x86-64 and aarch64) and 64·n from there on (96·n above radix 256 one
@@ -103,8 +105,35 @@ pub enum Selection {
     /// sixteen to a compare with AVX2 and eight with SSE2 or NEON.
     /// The one exception is a tie of a value's leading 64 bits with another's, which happens with
     /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100) and then compares
-    /// the two values in full.
+    /// the two values in full. The default up to radix 256.
     ConstantTime,
+}
+
+impl Selection {
+    /// The largest radix whose ciphers select in constant time unless told otherwise: up to
+    /// it, constant-time selection costs at most about 1.3 times the fast one (BENCHMARKS.md),
+    /// above it its search grows with the radix.
+    pub const CONSTANT_TIME_DEFAULT_MAX_RADIX: u32 = 256;
+
+    /// The selection of a cipher whose largest radix is `max_radix` when its builder is not
+    /// given one.
+    ///
+    /// ```
+    /// use riffpe::{Riffpe, Selection};
+    ///
+    /// assert_eq!(Selection::default_for(100), Selection::ConstantTime);
+    /// assert_eq!(Selection::default_for(1000), Selection::Fast);
+    /// let fpe = Riffpe::new(100, 8, &[0x2b; 16], b"")?;
+    /// assert_eq!(fpe.selection(), Selection::ConstantTime);
+    /// # Ok::<(), riffpe::Error>(())
+    /// ```
+    pub const fn default_for(max_radix: u32) -> Selection {
+        if max_radix <= Self::CONSTANT_TIME_DEFAULT_MAX_RADIX {
+            Selection::ConstantTime
+        } else {
+            Selection::Fast
+        }
+    }
 }
 
 /// All ones when `condition` holds, else zero, without a branch.

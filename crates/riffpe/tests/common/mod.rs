@@ -73,7 +73,7 @@ pub struct Params<'a> {
 }
 
 impl Params<'_> {
-    /// The fast cipher with fixed tweak `tweak` and `selection`.
+    /// The cipher with fixed tweak `tweak` and `selection`.
     pub fn fpe_with(&self, tweak: &[u8], selection: Selection) -> AnyFpe {
         let built = if self.mixed {
             RiffpeX::builder(self.radices.to_vec())
@@ -93,9 +93,9 @@ impl Params<'_> {
         built.unwrap_or_else(|e| panic!("{self:?}: {e}"))
     }
 
-    /// The fast cipher with fixed tweak `tweak` and the default selection.
+    /// The fast cipher with fixed tweak `tweak`.
     pub fn fpe(&self, tweak: &[u8]) -> AnyFpe {
-        self.fpe_with(tweak, Selection::default())
+        self.fpe_with(tweak, Selection::Fast)
     }
 
     /// The plain implementation with tweak `tweak`.

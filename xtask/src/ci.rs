@@ -11,11 +11,12 @@ use crate::{cross, fuzz};
 pub const NO_STD_TARGETS: [&str; 2] = ["thumbv7em-none-eabihf", "aarch64-unknown-none"];
 
 /// Steps of `ci`, by the names `--skip` takes.
-pub const STEPS: [&str; 10] = [
+pub const STEPS: [&str; 11] = [
     "fmt",
     "clippy",
     "doc",
     "test",
+    "benches",
     "examples",
     "python",
     "no-std",
@@ -66,6 +67,7 @@ pub fn ci(options: &Options) -> Result {
             "clippy" => clippy(),
             "doc" => doc(),
             "test" => test(),
+            "benches" => benches(),
             "examples" => examples(),
             "python" => python(),
             "no-std" => no_std(),
@@ -120,6 +122,12 @@ fn test() -> Result {
     let output = run_tee(cargo().args(["test", "--workspace"]))?;
     println!("host: {}", TestCounts::parse(&output));
     Ok(())
+}
+
+/// The criterion benches in test mode (each benchmark runs once): they build and work.
+fn benches() -> Result {
+    // Workspace-wide, as the test step: the same features, so nothing is compiled again.
+    run(cargo().args(["test", "--workspace", "--benches"]))
 }
 
 /// Builds every example of the workspace, then runs each as `cargo run --example NAME` would

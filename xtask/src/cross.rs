@@ -1,11 +1,11 @@
-//! `cargo xtask cross-test`: the workspace's tests on 64-bit ARM Linux, under qemu-user emulating
-//! a Cortex-A72 (Raspberry Pi 4, AWS Graviton1) when the host is not aarch64 itself.
+//! `cargo xtask cross-test`: the tests of the crates with target-specific code on 64-bit ARM
+//! Linux, under qemu-user emulating a Cortex-A72 (Raspberry Pi 4, AWS Graviton1) when the host
+//! is not aarch64 itself.
 
 use std::env;
 use std::process::Command;
 
 use crate::shell::{self, Result, TestCounts, cargo, run, run_tee};
-use crate::workspace::Metadata;
 
 const TARGET: &str = "aarch64-unknown-linux-gnu";
 
@@ -19,15 +19,18 @@ const SYSROOT: &str = "/usr/aarch64-linux-gnu";
 const LINKER_VAR: &str = "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER";
 const RUNNER_VAR: &str = "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER";
 
-const BENCH_PACKAGE: &str = "riffpe-benches";
+/// The packages whose tests run on aarch64.
+const CROSS_PACKAGES: [&str; 4] = [
+    "riffpe",
+    "riffpe-batch",
+    "riffpe-format",
+    "riffpe-reference",
+];
 
 /// Tests left out under emulation: the exhaustive bijection check on every domain up to 10 000
 /// messages (pure permutation logic, the same on every target, and 100 to 200 s under qemu;
 /// the host runs it). The vectors and the comparison with the reference still run.
 const EMULATED_SKIPPED_TESTS: [&str; 1] = ["exhaustive_bijection_on_small_domains"];
-
-/// Bench targets that run only in part under emulation, with the criterion filter they get.
-const EMULATED_BENCH_FILTERS: [(&str, &str); 1] = [("throughput", "^throughput-encrypt/parallel/")];
 
 /// The Debian packages of the cross linker and the glibc it links against.
 const LINKER_PACKAGES: [&str; 2] = ["gcc-aarch64-linux-gnu", "libc6-dev-arm64-cross"];
@@ -117,63 +120,22 @@ pub fn cross_test() -> Result {
     }
     run(&mut probe)?;
 
-    // Every test of the workspace, vectors included. The CLI's end-to-end tests start the
-    // `riffpe` binary as a child process, which the host kernel cannot execute without a
-    // binfmt_misc registration for qemu, so under emulation only the CLI's unit tests run.
-    let metadata = Metadata::load()?;
-    let mut workspace = cross.cargo(&[
-        "test",
-        "--workspace",
-        "--exclude",
-        "xtask",
-        "--exclude",
-        "riffpe-cli",
-    ]);
+    // The tests of the crates whose code or results depend on the target: the core (AES
+    // backends, selection kernels, lockstep), the batch crate (lanes per backend, threads),
+    // the formats and the plain reference, vectors included. The CLI, the benches and the
+    // examples hold no target-specific code; the host runs them.
+    let mut output = String::new();
+    let mut tests = cross.cargo(&["test"]);
+    for package in CROSS_PACKAGES {
+        tests.args(["--package", package]);
+    }
     if !cross.native {
-        workspace.arg("--");
+        tests.arg("--");
         for test in EMULATED_SKIPPED_TESTS {
-            workspace.args(["--skip", test]);
+            tests.args(["--skip", test]);
         }
     }
-    let mut output = run_tee(&mut workspace)?;
-    let mut cli = cross.cargo(&["test", "--package", "riffpe-cli"]);
-    if !cross.native {
-        cli.arg("--bins");
-        if !metadata.targets("riffpe-cli", "lib").is_empty() {
-            cli.arg("--lib");
-        }
-    }
-    output += &run_tee(&mut cli)?;
-
-    // The criterion benches in test mode (each benchmark runs once): they build and work.
-    // Emulated, the throughput bench's 1 MiB input costs 45 to 90 s per mode and direction, so
-    // there only parallel encryption runs, which goes through lockstep lanes and rayon (the
-    // batch crate's tests compare every mode).
-    let benches = metadata.targets(BENCH_PACKAGE, "bench");
-    if benches.is_empty() {
-        println!("benches: {BENCH_PACKAGE} has no bench targets yet, nothing to run");
-    }
-    let (filtered, whole): (Vec<&String>, Vec<&String>) = benches
-        .iter()
-        .partition(|bench| !cross.native && EMULATED_BENCH_FILTERS.iter().any(|(b, _)| b == bench));
-    if !whole.is_empty() {
-        let mut command = cross.cargo(&["test", "--package", BENCH_PACKAGE]);
-        for bench in whole {
-            command.args(["--bench", bench]);
-        }
-        output += &run_tee(&mut command)?;
-    }
-    for bench in filtered {
-        let filter = EMULATED_BENCH_FILTERS
-            .iter()
-            .find_map(|(b, filter)| (b == bench).then_some(*filter))
-            .unwrap_or_default();
-        output += &run_tee(
-            cross
-                .cargo(&["test", "--package", BENCH_PACKAGE, "--bench", bench])
-                .args(["--", filter]),
-        )?;
-    }
+    output += &run_tee(&mut tests)?;
     println!(
         "{TARGET} ({}): {}",
         cross.runner(),

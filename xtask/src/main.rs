@@ -21,16 +21,18 @@ cargo xtask: the chores of the riffpe workspace
 USAGE: cargo xtask <COMMAND> [OPTIONS]
 
 COMMANDS:
-  ci             everything CI runs, in order: fmt, clippy, doc, test, examples, python
+  ci             everything CI runs, in order: fmt, clippy, doc, test, benches (in test
+                 mode), examples, python
                  (python/ci.sh: wheel, ruff, pytest), no-std,
                  cross-test, fuzz-test (the fuzz crate's fmt, clippy and tests, which replay
                  fuzz/regressions/), fuzz-smoke
                    --skip STEP          leave out a step (repeatable)
                    --keep-going         run the other steps after a failure (still fails)
                    --fuzz-seconds N     seconds per fuzz target (default 30)
-  cross-test     the workspace's tests, the benches in test mode and an AES backend probe for
-                 aarch64-unknown-linux-gnu under `qemu-aarch64 -cpu cortex-a72` (natively on an
-                 aarch64 host), installing the target, linker and qemu when missing
+  cross-test     the tests of the core, batch, format and reference crates and an AES backend
+                 probe for aarch64-unknown-linux-gnu under `qemu-aarch64 -cpu cortex-a72`
+                 (natively on an aarch64 host), installing the target, linker and qemu when
+                 missing
   no-std         builds the core without default features for thumbv7em-none-eabihf and
                  aarch64-unknown-none, and the no-alloc example for thumbv7em-none-eabihf
   bench-report   runs `cargo bench -p riffpe-benches` and writes BENCHMARKS.md

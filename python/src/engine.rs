@@ -47,17 +47,6 @@ pub fn selection(constant_time: Option<bool>) -> Option<riffpe::Selection> {
     })
 }
 
-/// `builder` with `selection` if one was asked for.
-fn chosen<D: riffpe::Radices>(
-    builder: riffpe::Builder<'static, D>,
-    selection: Option<riffpe::Selection>,
-) -> riffpe::Builder<'static, D> {
-    match selection {
-        Some(selection) => builder.selection(selection),
-        None => builder,
-    }
-}
-
 impl Cipher {
     pub fn riffpe(
         radix: u32,
@@ -67,8 +56,9 @@ impl Cipher {
         bytes_per_value: usize,
         selection: Option<riffpe::Selection>,
     ) -> Result<Self, String> {
-        chosen(riffpe::Riffpe::builder(radix, digits), selection)
+        riffpe::Riffpe::builder(radix, digits)
             .bytes_per_value(bytes_per_value)
+            .selection(selection)
             .tweak(tweak)
             .build(key)
             .map(|fpe| Cipher(fpe.into()))
@@ -82,8 +72,9 @@ impl Cipher {
         bytes_per_value: usize,
         selection: Option<riffpe::Selection>,
     ) -> Result<Self, String> {
-        chosen(riffpe::RiffpeX::builder(radices), selection)
+        riffpe::RiffpeX::builder(radices)
             .bytes_per_value(bytes_per_value)
+            .selection(selection)
             .tweak(tweak)
             .build(key)
             .map(|fpe| Cipher(fpe.into()))

@@ -110,11 +110,8 @@ pub struct StringCipher(FormatCipher);
 impl StringCipher {
     pub fn new(key: &[u8], options: &Options, context: &[u8]) -> Result<Self, String> {
         let format = options.format()?;
-        match crate::engine::selection(options.constant_time) {
-            Some(selection) => FormatCipher::with_selection(key, format, selection),
-            None => FormatCipher::new(key, format),
-        }
-        .map(|cipher| StringCipher(cipher.context(context)))
+        FormatCipher::with_selection(key, format, crate::engine::selection(options.constant_time))
+            .map(|cipher| StringCipher(cipher.context(context)))
             .map_err(|e| e.to_string())
     }
 

@@ -126,7 +126,8 @@ fn test() -> Result {
 
 /// The criterion benches in test mode (each benchmark runs once): they build and work.
 fn benches() -> Result {
-    // Workspace-wide, as the test step: the same features, so nothing is compiled again.
+    // Workspace-wide, as the test step: the same features, so only the bench targets are
+    // compiled (with `-p riffpe-benches` feature unification differs and the engine is rebuilt).
     run(cargo().args(["test", "--workspace", "--benches"]))
 }
 

@@ -124,7 +124,6 @@ pub fn cross_test() -> Result {
     // backends, selection kernels, lockstep), the batch crate (lanes per backend, threads),
     // the formats and the plain reference, vectors included. The CLI, the benches and the
     // examples hold no target-specific code; the host runs them.
-    let mut output = String::new();
     let mut tests = cross.cargo(&["test"]);
     for package in CROSS_PACKAGES {
         tests.args(["--package", package]);
@@ -135,7 +134,7 @@ pub fn cross_test() -> Result {
             tests.args(["--skip", test]);
         }
     }
-    output += &run_tee(&mut tests)?;
+    let output = run_tee(&mut tests)?;
     println!(
         "{TARGET} ({}): {}",
         cross.runner(),

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
 use riffpe::integer::DigitOrder;
-use riffpe::{AnyFpe, Builder, Radices, Riffpe, RiffpeX, Selection, SetupError};
+use riffpe::{AnyFpe, Riffpe, RiffpeX, SetupError};
 use riffpe_batch::Mode;
 use zeroize::Zeroizing;
 
@@ -118,28 +118,19 @@ fn tweak(args: &SchemeArgs) -> Result<Vec<u8>> {
         .unwrap_or_default())
 }
 
-/// `builder` with `selection` if one was asked for, else the core's default.
-fn chosen<D: Radices>(
-    builder: Builder<'static, D>,
-    selection: Option<Selection>,
-) -> Builder<'static, D> {
-    match selection {
-        Some(selection) => builder.selection(selection),
-        None => builder,
-    }
-}
-
 /// Riffpe (`-n`, `-l`) or RiffpeX (`--radices`), with the parameters checked.
 fn build_fpe(args: &SchemeArgs, key: &[u8], tweak: &[u8]) -> Result<AnyFpe> {
     let bytes_per_value = args.bytes_per_value;
     let built: Result<AnyFpe, SetupError> = match &args.radices {
-        Some(radices) => chosen(RiffpeX::builder(radices.clone()), args.selection())
+        Some(radices) => RiffpeX::builder(radices.clone())
             .bytes_per_value(bytes_per_value)
+            .selection(args.selection())
             .tweak(tweak)
             .build(key)
             .map(Into::into),
-        None => chosen(Riffpe::builder(args.radix, args.digits), args.selection())
+        None => Riffpe::builder(args.radix, args.digits)
             .bytes_per_value(bytes_per_value)
+            .selection(args.selection())
             .tweak(tweak)
             .build(key)
             .map(Into::into),
@@ -228,11 +219,8 @@ fn build_format(args: &FormatArgs, named: Option<&str>) -> Result<Format> {
 fn format_layout(args: &CryptArgs, key: &[u8], tweak: &[u8]) -> Result<FormatLayout> {
     let cipher = |named: Option<&str>, what: &str| -> Result<FormatCipher> {
         let format = build_format(&args.format, named).map_err(|e| anyhow!("{what}: {e}"))?;
-        let cipher = match args.scheme.selection() {
-            Some(selection) => FormatCipher::with_selection(key, format, selection),
-            None => FormatCipher::new(key, format),
-        }
-        .map_err(|e| anyhow!("{what}: {e}"))?;
+        let cipher = FormatCipher::with_selection(key, format, args.scheme.selection())
+            .map_err(|e| anyhow!("{what}: {e}"))?;
         Ok(cipher.context(tweak))
     };
     if args.csv.column.is_empty() {

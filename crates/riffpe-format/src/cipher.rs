@@ -48,12 +48,13 @@ impl FormatCipher {
     /// A cipher for `format` ([`Format::check`]ed) under a 16-, 24- or 32-byte AES `key`, with
     /// the core's default [`Selection`]: constant-time for alphabets of up to 256 characters.
     pub fn new(key: &[u8], format: Format) -> Result<Self, Error> {
-        Self::build(key, format, None)
+        Self::with_selection(key, format, None)
     }
 
     /// As [`FormatCipher::new`], with the permutations read off the keystream as `selection`
-    /// says: [`Selection::Fast`] where nobody can time or observe the cache of the process
-    /// (the same tokens; the cost of each is in the core crate's security notes).
+    /// says (`None`: the core's default): [`Selection::Fast`] where nobody can time or observe
+    /// the cache of the process (the same tokens; the cost of each is in the core crate's
+    /// security notes).
     ///
     /// ```
     /// use riffpe_format::{Format, FormatCipher, Selection};
@@ -65,11 +66,12 @@ impl FormatCipher {
     /// assert_eq!(constant_time.encrypt(card)?, fast.encrypt(card)?);
     /// # Ok::<(), riffpe_format::Error>(())
     /// ```
-    pub fn with_selection(key: &[u8], format: Format, selection: Selection) -> Result<Self, Error> {
-        Self::build(key, format, Some(selection))
-    }
-
-    fn build(key: &[u8], format: Format, selection: Option<Selection>) -> Result<Self, Error> {
+    pub fn with_selection(
+        key: &[u8],
+        format: Format,
+        selection: impl Into<Option<Selection>>,
+    ) -> Result<Self, Error> {
+        let selection = selection.into();
         format.check()?;
         let key = Key::new(key)?;
         let bytes_per_value = format.bytes_per_value();

@@ -26,14 +26,12 @@ impl Key {
         bytes_per_value: usize,
         selection: Option<Selection>,
     ) -> Result<Permutations, Error> {
-        let builder = RiffpeX::builder(radices.to_vec()).bytes_per_value(bytes_per_value);
-        match selection {
-            Some(selection) => builder.selection(selection),
-            None => builder,
-        }
-        .build_with_aes(self.0.clone())
-        .map(Permutations)
-        .map_err(|e| core_error(e.into()))
+        RiffpeX::builder(radices.to_vec())
+            .bytes_per_value(bytes_per_value)
+            .selection(selection)
+            .build_with_aes(self.0.clone())
+            .map(Permutations)
+            .map_err(|e| core_error(e.into()))
     }
 }
 

@@ -151,8 +151,16 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    /// Validates `domain` and `bytes_per_value` as SPEC's "Invalid parameters" requires.
-    pub fn new(domain: Domain<'_>, bytes_per_value: usize) -> Result<Self, SetupError> {
+    /// Validates `domain` and `bytes_per_value` as SPEC's "Invalid parameters" requires, and
+    /// picks the kernel for `selection` (if `None`, [`Selection::default_for`] the largest
+    /// radix).
+    ///
+    /// [`Selection::default_for`]: crate::Selection::default_for
+    pub fn new(
+        domain: Domain<'_>,
+        bytes_per_value: usize,
+        selection: Option<crate::Selection>,
+    ) -> Result<Self, SetupError> {
         let digits = domain.digits();
         if digits == 0 {
             return Err(SetupError::NoDigits);
@@ -186,16 +194,14 @@ impl Layout {
                 max: usize::try_from(max_digits).unwrap_or(usize::MAX),
             });
         }
+        let selection = selection.unwrap_or(crate::Selection::default_for(max_radix));
         let layout = Layout {
             width,
             bytes_per_value,
             max_radix,
             digits,
-            selection: crate::Selection::default_for(max_radix),
-            kernel: crate::select::Kernel::detect(
-                crate::Selection::default_for(max_radix),
-                max_radix,
-            ),
+            selection,
+            kernel: crate::select::Kernel::detect(selection, max_radix),
         };
         let needed = layout.scratch_bytes();
         if needed > crate::MAX_SCRATCH_BYTES {

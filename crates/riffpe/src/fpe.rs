@@ -140,9 +140,19 @@ impl<'t, D: Radices> Builder<'t, D> {
     }
 
     /// How a step's permutation is read off its keystream; outputs do not depend on it.
-    /// Unless chosen, [`Selection::default_for`] the largest radix: constant-time up to 256.
-    pub fn selection(mut self, selection: Selection) -> Self {
-        self.selection = Some(selection);
+    /// Unless chosen (or given `None`), [`Selection::default_for`] the largest radix:
+    /// constant-time up to 256.
+    ///
+    /// ```
+    /// use riffpe::{Riffpe, Selection};
+    ///
+    /// let asked: Option<Selection> = None; // e.g. from a command-line flag not given
+    /// let fpe = Riffpe::builder(1000, 3).selection(asked).build(&[0x2b; 16])?;
+    /// assert_eq!(fpe.selection(), Selection::Fast);
+    /// # Ok::<(), riffpe::Error>(())
+    /// ```
+    pub fn selection(mut self, selection: impl Into<Option<Selection>>) -> Self {
+        self.selection = selection.into();
         self
     }
 
@@ -159,7 +169,7 @@ impl<'t, D: Radices> Builder<'t, D> {
     /// Builds on AES keyed by a 16-, 24- or 32-byte `key` (AES-128, -192 or -256).
     pub fn build(self, key: &[u8]) -> Result<Fpe<D, Aes>, SetupError> {
         // Parameters are checked before the key is expanded.
-        Layout::new(self.domain.domain(), self.bytes_per_value)?;
+        Layout::new(self.domain.domain(), self.bytes_per_value, self.selection)?;
         self.build_with_aes(Aes::new_from_slice(key)?)
     }
 
@@ -184,11 +194,7 @@ impl<'t, D: Radices> Builder<'t, D> {
         cipher: C,
         runner: engine::Runner<C>,
     ) -> Result<Fpe<D, C>, SetupError> {
-        let mut layout = Layout::new(self.domain.domain(), self.bytes_per_value)?;
-        if let Some(selection) = self.selection {
-            layout.selection = selection;
-            layout.kernel = crate::select::Kernel::detect(selection, layout.max_radix);
-        }
+        let layout = Layout::new(self.domain.domain(), self.bytes_per_value, self.selection)?;
         let iv = engine::setup(&cipher, self.domain.domain(), self.tweak);
         Ok(Fpe {
             cipher,

@@ -380,9 +380,10 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         // Written whole at a group's first step; after that, a step changes three slots.
         let mac_len = self.layout.mac_len();
         let previous = self.encoded.replace(i);
+        let macs = &mut self.keystream[self.macs..][..lanes * mac_len];
         for lane in 0..lanes {
             let message = &messages[lane * digits..][..digits];
-            let buf = &mut self.keystream[self.macs + lane * mac_len..][..mac_len];
+            let buf = MacInput { macs, lanes, lane };
             match (width, previous) {
                 (1, None) => encode::<1>(buf, message, i, phase),
                 (2, None) => encode::<2>(buf, message, i, phase),
@@ -395,10 +396,14 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         // The chains, one per lane, in a local that stays in registers where the backend's
         // blocks fit them: kept in memory, each block would wait on a store and a load.
         let mut states = self.ivs.clone();
-        for block in 0..mac_len / 16 {
-            for lane in 0..lanes {
-                let input = &self.keystream[self.macs + lane * mac_len + block * 16..][..16];
-                xor_block(&mut states[lane], input);
+        let row_bytes = lanes * 16;
+        for row in self.keystream[self.macs..][..lanes * mac_len].chunks_exact(row_bytes) {
+            // Whole vectors of chains XORed at once when every lane runs: lane by lane, the
+            // backend's wide loads would wait on narrower stores.
+            if lanes == B::ParBlocksSize::USIZE {
+                xor_blocks(&mut states, row);
+            } else {
+                xor_blocks(&mut states[..lanes], row);
             }
             self.encrypt_states(&mut states, lanes);
         }
@@ -586,43 +591,69 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
     }
 }
 
-/// `state ^= input` for one block, as one 128-bit XOR: a loop over the bytes compiles to 16
-/// byte loads and stores, between each step's selection and its first AES call.
+/// `state ^= input` for each block, as 128-bit XORs: a loop over the bytes compiles to 16
+/// byte loads and stores a block, between each step's selection and its first AES call.
 #[inline(always)]
-fn xor_block(state: &mut AesBlock, input: &[u8]) {
-    let mut bytes = [0u8; 16];
-    bytes.copy_from_slice(input);
-    let sum = u128::from_ne_bytes((*state).into()) ^ u128::from_ne_bytes(bytes);
-    *state = sum.to_ne_bytes().into();
+fn xor_blocks(states: &mut [AesBlock], input: &[u8]) {
+    for (state, input) in states.iter_mut().zip(input.chunks_exact(16)) {
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(input);
+        let sum = u128::from_ne_bytes((*state).into()) ^ u128::from_ne_bytes(bytes);
+        *state = sum.to_ne_bytes().into();
+    }
+}
+
+/// One lane's CBC-MAC input among the lanes' inputs, which lie block by block (block `j` of lane
+/// `l` at byte `(j·lanes + l)·16`), so that each block of every chain's input is one row.
+struct MacInput<'a> {
+    macs: &'a mut [u8],
+    lanes: usize,
+    lane: usize,
+}
+
+impl MacInput<'_> {
+    /// Byte `at` of the lane's input.
+    #[inline(always)]
+    fn at(&self, at: usize) -> usize {
+        ((at / 16) * self.lanes + self.lane) * 16 + at % 16
+    }
+
+    /// Writes `LEw(value)` into slot `slot` (which never straddles a block: W divides 16).
+    #[inline(always)]
+    fn put<const W: usize>(&mut self, slot: usize, value: u32) {
+        let at = self.at(slot * W);
+        self.macs[at..][..W].copy_from_slice(&value.to_le_bytes()[..W]);
+    }
 }
 
 /// Turns what [`encode`] wrote for the step at position `previous` into what it writes for
 /// `(i, phase)`: slot `previous` gets back its digit (changed by that step), slot `i` holds
 /// `LEw(phase)` and the last slot `LEw(i)`.
 #[inline(always)]
-fn update<const W: usize>(buf: &mut [u8], message: &[u32], previous: usize, i: usize, phase: u32) {
-    put::<W>(buf, previous, message[previous]);
-    put::<W>(buf, i, phase);
-    put::<W>(buf, message.len(), i as u32);
-}
-
-/// Writes `LEw(value)` into slot `slot`.
-#[inline(always)]
-fn put<const W: usize>(buf: &mut [u8], slot: usize, value: u32) {
-    buf[slot * W..][..W].copy_from_slice(&value.to_le_bytes()[..W]);
+fn update<const W: usize>(
+    mut buf: MacInput<'_>,
+    message: &[u32],
+    previous: usize,
+    i: usize,
+    phase: u32,
+) {
+    buf.put::<W>(previous, message[previous]);
+    buf.put::<W>(i, phase);
+    buf.put::<W>(message.len(), i as u32);
 }
 
 /// Writes `pkcs7(LEw(m_0) … LEw(m_{l-1}) || LEw(i))` with slot `i` holding `LEw(phase)`.
 #[inline(always)]
-fn encode<const W: usize>(buf: &mut [u8], message: &[u32], i: usize, phase: u32) {
+fn encode<const W: usize>(mut buf: MacInput<'_>, message: &[u32], i: usize, phase: u32) {
     // The padding (1 to 16 bytes) lies in the last block: fill that block first, a fixed length
     // stored inline rather than a call to memset, and let the digits overwrite its front.
-    let pad = buf.len() - (message.len() + 1) * W;
-    let last = buf.len() - 16;
-    buf[last..].fill(pad as u8);
-    for (slot, &digit) in buf.chunks_exact_mut(W).zip(message) {
-        slot.copy_from_slice(&digit.to_le_bytes()[..W]);
+    let len = buf.macs.len() / buf.lanes;
+    let pad = len - (message.len() + 1) * W;
+    let last = buf.at(len - 16);
+    buf.macs[last..][..16].fill(pad as u8);
+    for (slot, &digit) in message.iter().enumerate() {
+        buf.put::<W>(slot, digit);
     }
-    put::<W>(buf, i, phase);
-    put::<W>(buf, message.len(), i as u32);
+    buf.put::<W>(i, phase);
+    buf.put::<W>(message.len(), i as u32);
 }

@@ -52,7 +52,13 @@ impl Avx2 {
         digits: &[u32],
     ) -> ([u64; CHUNK], u32) {
         // SAFETY: as for `forward`.
-        unsafe { search_chunk(blocks, work.pairs(), first, digits) }
+        unsafe {
+            if blocks.layout.n as usize <= OCTET_MAX_RADIX {
+                search_octets(blocks, work.quads(), first, digits)
+            } else {
+                search_chunk(blocks, work.pairs(), first, digits)
+            }
+        }
     }
 
     /// π when `forward` (up to radix [`SMALL_RADIX`] as [`Avx2::forward`], which ranks every
@@ -253,15 +259,264 @@ fn each_row(blocks: &Blocks<'_>, first: usize, count: usize, mut f: impl FnMut(u
 
 /// π(x) for every lane above radix [`SMALL_RADIX`] without a branch or an address that depends
 /// on the keys or the digits (save a tie of leading bits, see `Selection::ConstantTime`): the
-/// key of rank x searched for bit by bit, sixteen keys to a compare ([`search_chunk`]).
+/// key of rank x searched for bit by bit, 32 keys to a compare up to radix 256
+/// ([`search_octets`]), sixteen above ([`search_chunk`]).
 #[target_feature(enable = "avx2")]
 fn forward_constant_time_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
-    let pairs = work.pairs();
-    for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
-        let first = chunk * CHUNK;
-        let found = search_chunk(blocks, pairs, first, digits);
-        found_digits(blocks, first, found, pairs.as_flattened_mut(), digits);
+    let chunks = digits[..blocks.lanes].chunks_mut(CHUNK).enumerate();
+    if blocks.layout.n as usize <= OCTET_MAX_RADIX {
+        let quads = work.quads();
+        for (chunk, digits) in chunks {
+            let first = chunk * CHUNK;
+            let found = search_octets(blocks, quads, first, digits);
+            found_digits(blocks, first, found, quads.as_flattened_mut(), digits);
+        }
+    } else {
+        let pairs = work.pairs();
+        for (chunk, digits) in chunks {
+            let first = chunk * CHUNK;
+            let found = search_chunk(blocks, pairs, first, digits);
+            found_digits(blocks, first, found, pairs.as_flattened_mut(), digits);
+        }
     }
+}
+
+/// Largest radix of [`search_octets`]: its counts are bytes (a byte counts the keys of one
+/// lane in every fourth row, at most 64), and a key's index lies in its last octet.
+const OCTET_MAX_RADIX: usize = 256;
+
+/// The lane of each 32-bit word of an octet vector (as [`octets`] leaves them; the order is its
+/// own inverse, so it also gives each lane's word).
+const OCTET_LANES: [usize; CHUNK] = [0, 1, 4, 5, 2, 3, 6, 7];
+
+/// [`search_chunk`] up to radix [`OCTET_MAX_RADIX`], over the keys' eight octets instead of
+/// their quarters: thirty-two keys to a compare instead of sixteen.
+///
+/// Keys are kept four rows to a vector ([`Work::quads`]): vector `o` of quad `q` holds octet
+/// `o` (from the top, sign-flipped) of rows `4q` to `4q + 3`, one 32-bit word per lane
+/// ([`OCTET_LANES`]) and a byte per row. The search runs as over quarters, a bit a pass; a
+/// pass's byte counts are summed per lane into its word.
+#[target_feature(enable = "avx2")]
+fn search_octets(
+    blocks: &Blocks<'_>,
+    quads: &mut [[u64; 4 * CHUNK]],
+    first: usize,
+    digits: &[u32],
+) -> ([u64; CHUNK], u32) {
+    let n = blocks.layout.n as usize;
+    let (zero, ones) = (_mm256_setzero_si256(), _mm256_set1_epi8(-1));
+    let largest = _mm256_set1_epi8(i8::MAX);
+    let sign = _mm256_set1_epi8(i8::MIN);
+    // Rows wait here until a quad is whole; past the last row, u64::MAX: the largest octets.
+    let mut rows: [Row; 4] = [[ones; 2]; 4];
+    each_row(blocks, first, digits.len(), |k, keys| {
+        rows[k % 4] = keys;
+        if k % 4 == 3 {
+            store_octets(&mut quads[k / 4], &rows);
+        }
+    });
+    if !n.is_multiple_of(4) {
+        rows[n % 4..].fill([ones; 2]);
+        store_octets(&mut quads[n / 4], &rows);
+    }
+    let x: [u32; CHUNK] = core::array::from_fn(|p| digits.get(OCTET_LANES[p]).map_or(0, |&d| d));
+    let x = load_words(&x);
+
+    // As in `search_chunk`: the last octet's index bits are not searched for unless keys are
+    // exact (n ≤ 256: the index fits in that octet).
+    let exact = blocks.layout.exact();
+    let index_bits = if exact { 0 } else { blocks.layout.index_bits() };
+    let mut under = zero;
+    let mut found = [zero; 8];
+    for (o, found) in found.iter_mut().enumerate() {
+        let lowest = if o == 7 { index_bits } else { 0 };
+        *found = largest_octet_at_most(quads, o, lowest, under, x);
+        if o == 7 {
+            break;
+        }
+        let mut below = zero;
+        for quad in quads.iter_mut() {
+            let [this, next] = [o, o + 1].map(|o| load_vector(quad, o));
+            let still = if o == 0 {
+                ones
+            } else {
+                load_vector(quad, o - 1)
+            };
+            let same = _mm256_and_si256(_mm256_cmpeq_epi8(this, *found), still);
+            below = _mm256_sub_epi8(below, _mm256_cmpgt_epi8(*found, this));
+            store_vector(quad, o, same);
+            store_vector(quad, o + 1, _mm256_blendv_epi8(largest, next, same));
+        }
+        under = _mm256_add_epi32(under, per_lane(below));
+    }
+
+    // The keys sharing the found leading bits, and the answer's index (as in `search_chunk`).
+    let mut ties = 0;
+    let mut index = zero;
+    if !exact {
+        let outside = _mm256_set1_epi8(!(blocks.layout.index_mask() as u8) as i8);
+        // The padding rows of the last quad share all-ones leading bits, so they are masked out.
+        let last = n.div_ceil(4) - 1;
+        let real = _mm256_set1_epi32((u32::MAX >> (8 * ((4 - n % 4) % 4))) as i32);
+        let mut same = zero;
+        for (q, quad) in quads.iter().enumerate() {
+            let this = load_vector(quad, 7);
+            let differ = _mm256_and_si256(_mm256_xor_si256(this, found[7]), outside);
+            let lead = _mm256_and_si256(_mm256_cmpeq_epi8(differ, zero), load_vector(quad, 6));
+            let lead = if q == last {
+                _mm256_and_si256(lead, real)
+            } else {
+                lead
+            };
+            same = _mm256_sub_epi8(same, lead);
+            let unflipped = _mm256_xor_si256(this, sign);
+            index = _mm256_or_si256(
+                index,
+                _mm256_andnot_si256(outside, _mm256_and_si256(lead, unflipped)),
+            );
+        }
+        let alone = _mm256_cmpeq_epi32(per_lane(same), _mm256_set1_epi32(1));
+        let alone = _mm256_movemask_ps(_mm256_castsi256_ps(alone)) as u32;
+        ties = (0..CHUNK).fold(0, |ties, p| {
+            ties | u32::from(alone >> p & 1 == 0) << OCTET_LANES[p]
+        });
+    }
+    // A word's bytes: each octet's found value four times over; the index in one row's byte.
+    let byte = |v: __m256i| {
+        let mut words = [0u32; CHUNK];
+        // SAFETY: `words` is 32 writable bytes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), v) };
+        words
+    };
+    let octets = found.map(|octet| byte(_mm256_xor_si256(octet, sign)));
+    let index = byte(index);
+    let found = core::array::from_fn(|l| {
+        let p = OCTET_LANES[l];
+        let lead = octets
+            .iter()
+            .fold(0, |key, octet| key << 8 | u64::from(octet[p] & 0xff));
+        lead | u64::from(index[p].to_le_bytes().iter().fold(0, |i, b| i | b))
+    });
+    (found, ties & !(u32::MAX << digits.len()))
+}
+
+/// The eight octet vectors of four rows of keys (see [`search_octets`]), sign-flipped.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store_octets(quad: &mut [u64; 4 * CHUNK], rows: &[Row; 4]) {
+    // Per half of the chunk (lanes 0–3, 4–7): rows 0 and 1 (2 and 3) interleaved byte by byte,
+    // then those pairs interleaved, so that word j of `even[0]` holds byte j of rows 0–3 of
+    // lanes 0 | 2 (4 | 6), `even[1]` bytes 4–7, and `odd` the same of lanes 1 | 3 (5 | 7).
+    let words = |h: usize| {
+        let (a, b) = (
+            _mm256_unpacklo_epi8(rows[0][h], rows[1][h]),
+            _mm256_unpacklo_epi8(rows[2][h], rows[3][h]),
+        );
+        let (c, d) = (
+            _mm256_unpackhi_epi8(rows[0][h], rows[1][h]),
+            _mm256_unpackhi_epi8(rows[2][h], rows[3][h]),
+        );
+        let even = [_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b)];
+        let odd = [_mm256_unpacklo_epi16(c, d), _mm256_unpackhi_epi16(c, d)];
+        (even, odd)
+    };
+    let ((low_even, low_odd), (high_even, high_odd)) = (words(0), words(1));
+    // Then words of the same byte of all eight lanes together: bytes 4i to 4i + 3.
+    let bytes = |i: usize| {
+        let (p, q) = (
+            _mm256_unpacklo_epi32(low_even[i], low_odd[i]),
+            _mm256_unpacklo_epi32(high_even[i], high_odd[i]),
+        );
+        let (r, t) = (
+            _mm256_unpackhi_epi32(low_even[i], low_odd[i]),
+            _mm256_unpackhi_epi32(high_even[i], high_odd[i]),
+        );
+        [
+            _mm256_unpacklo_epi64(p, q),
+            _mm256_unpackhi_epi64(p, q),
+            _mm256_unpacklo_epi64(r, t),
+            _mm256_unpackhi_epi64(r, t),
+        ]
+    };
+    let ([b0, b1, b2, b3], [b4, b5, b6, b7]) = (bytes(0), bytes(1));
+    let sign = _mm256_set1_epi8(i8::MIN);
+    // Octet 0 is the top byte of a (little-endian) key.
+    for (o, octet) in [b7, b6, b5, b4, b3, b2, b1, b0].into_iter().enumerate() {
+        store_vector(quad, o, _mm256_xor_si256(octet, sign));
+    }
+}
+
+/// Each lane's sum of the four byte counts of its word.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn per_lane(counts: __m256i) -> __m256i {
+    let pairs = _mm256_maddubs_epi16(counts, _mm256_set1_epi8(1));
+    _mm256_madd_epi16(pairs, _mm256_set1_epi16(1))
+}
+
+/// [`largest_at_most`] over octet vectors: per lane (in its word, the value four times over)
+/// the largest byte, sign-flipped, with its bits below `lowest` clear and at most `x` of the
+/// octets `o` of `quads` below it, `under` more counted below.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn largest_octet_at_most(
+    quads: &[[u64; 4 * CHUNK]],
+    o: usize,
+    lowest: u32,
+    under: __m256i,
+    x: __m256i,
+) -> __m256i {
+    let zero = _mm256_setzero_si256();
+    let sign = _mm256_set1_epi8(i8::MIN);
+    let mut found = zero;
+    for bit in (lowest..8).rev() {
+        let candidate = _mm256_or_si256(found, _mm256_set1_epi8((1u8 << bit) as i8));
+        let flipped = _mm256_xor_si256(candidate, sign);
+        let mut below = [zero; 4];
+        let (fours, rest) = quads.as_chunks::<4>();
+        for four in fours {
+            for (below, quad) in below.iter_mut().zip(four) {
+                let less = _mm256_cmpgt_epi8(flipped, load_vector(quad, o));
+                *below = _mm256_sub_epi8(*below, less);
+            }
+        }
+        for quad in rest {
+            let less = _mm256_cmpgt_epi8(flipped, load_vector(quad, o));
+            below[0] = _mm256_sub_epi8(below[0], less);
+        }
+        let below = _mm256_add_epi8(
+            _mm256_add_epi8(below[0], below[1]),
+            _mm256_add_epi8(below[2], below[3]),
+        );
+        let below = _mm256_add_epi32(per_lane(below), under);
+        found = _mm256_blendv_epi8(candidate, found, _mm256_cmpgt_epi32(below, x));
+    }
+    _mm256_xor_si256(found, sign)
+}
+
+/// Vector `v` of a run of words.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load_vector<const N: usize>(words: &[u64; N], v: usize) -> __m256i {
+    let (vectors, _) = words.as_chunks::<4>();
+    // SAFETY: a vector is 32 readable bytes; the load is unaligned.
+    unsafe { _mm256_loadu_si256(vectors[v].as_ptr().cast()) }
+}
+
+/// Stores vector `v` of a run of words.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store_vector<const N: usize>(words: &mut [u64; N], v: usize, value: __m256i) {
+    let (vectors, _) = words.as_chunks_mut::<4>();
+    store4(&mut vectors[v], value);
+}
+
+/// Eight 32-bit words as a vector.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load_words(words: &[u32; CHUNK]) -> __m256i {
+    // SAFETY: `words` is 32 readable bytes; the load is unaligned.
+    unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
 }
 
 /// For the lanes from `first` on, one digit x each in `digits`: each lane's key of rank x, and
@@ -411,17 +666,14 @@ fn search_chunk(
 #[inline]
 #[target_feature(enable = "avx2")]
 fn load_quarter(pair: &[u64; 2 * CHUNK], q: usize) -> __m256i {
-    let (quarters, _) = pair.as_chunks::<4>();
-    // SAFETY: a quarter is 32 readable bytes; the load is unaligned.
-    unsafe { _mm256_loadu_si256(quarters[q].as_ptr().cast()) }
+    load_vector(pair, q)
 }
 
 /// Stores vector `q` of a pair.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn store_quarter(pair: &mut [u64; 2 * CHUNK], q: usize, v: __m256i) {
-    let (quarters, _) = pair.as_chunks_mut::<4>();
-    store4(&mut quarters[q], v);
+    store_vector(pair, q, v);
 }
 
 /// Per-lane sums of a vector of two rows' counts, in both halves.

@@ -223,10 +223,10 @@ impl<'w> Work<'w> {
         }
     }
 
-    /// Words of key scratch for radix `n`: `n` rows of [`CHUNK`] keys, rounded up to pairs.
+    /// Words of key scratch for radix `n`: `n` rows of [`CHUNK`] keys, rounded up to fours.
     #[inline]
     pub fn words(n: u32) -> usize {
-        (n as usize).next_multiple_of(2) * CHUNK
+        (n as usize).next_multiple_of(4) * CHUNK
     }
 
     /// `n` rows of [`CHUNK`] keys.
@@ -241,6 +241,14 @@ impl<'w> Work<'w> {
     pub(super) fn pairs(self) -> &'w mut [[u64; 2 * CHUNK]] {
         let (pairs, _) = self.words.as_chunks_mut::<{ 2 * CHUNK }>();
         &mut pairs[..self.n.div_ceil(2)]
+    }
+
+    /// The rows four by four, `n / 4` rounded up.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(super) fn quads(self) -> &'w mut [[u64; 4 * CHUNK]] {
+        let (quads, _) = self.words.as_chunks_mut::<{ 4 * CHUNK }>();
+        &mut quads[..self.n.div_ceil(4)]
     }
 }
 

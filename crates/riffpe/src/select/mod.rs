@@ -12,8 +12,9 @@
 //! below one key in a single branch-free pass. On x86-64 with AVX2 or AVX-512 and radices up to
 //! 255, the group kernel does this for eight lanes at a time. Constant-time lockstep runs the
 //! group kernel's constant-time passes up to radix 32 767 on every x86-64 and aarch64 CPU: π⁻¹
-//! by a masked pivot and a count, π by a bitwise search over 16-bit quarters of keys (sixteen
-//! keys to a compare with AVX2, and every key ranked up to radix 16; eight with SSE2 or NEON).
+//! by a masked pivot and a count, π by a bitwise search over parts of keys: with AVX2 their
+//! octets up to radix 256 (32 keys to a compare) and their 16-bit quarters above (sixteen), every
+//! key ranked up to radix 16; 16-bit quarters with SSE2 or NEON (eight keys to a compare).
 //!
 //! Constant-time π of one message ranks each key as it arrives below radix 128 and searches
 //! for the key of rank x after the chain from there on (`constant_time`; up to radix 256 over
@@ -101,8 +102,9 @@ pub enum Selection {
     /// keys' 16-bit quarters, sixteen keys to a pair of 128-bit vectors (SSE2, NEON; 2 KiB of
     /// stack), above it two bits a pass over whole keys. In lockstep on x86-64 and aarch64 with
     /// radices up to 32 767, the group kernel's constant-time passes select for eight lanes at
-    /// a time: encryption searches a bit a pass over the 16-bit quarters of two rows of keys,
-    /// sixteen to a compare with AVX2 and eight with SSE2 or NEON.
+    /// a time: encryption searches a bit a pass over the keys' octets with AVX2 up to radix
+    /// 256 (32 keys to a compare) and over their 16-bit quarters above (sixteen), and over
+    /// quarters with SSE2 or NEON (eight).
     /// The one exception is a tie of a value's leading 64 bits with another's, which happens with
     /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100) and then compares
     /// the two values in full. The default up to radix 256.

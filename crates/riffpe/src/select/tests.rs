@@ -345,36 +345,47 @@ mod group {
     #[test]
     fn constant_time_search_at_its_largest_radix() {
         // Every key lies below the top candidates, so a count of n must not wrap; x = n − 1
-        // is the key that only they would pass.
-        let (n, b, lanes) = (CONSTANT_TIME_MAX_RADIX as usize, 4, 3);
-        let blocks = (n * b).div_ceil(16) + 1;
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let bytes = (0..blocks * lanes * 16)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                (state >> 56) as u8
-            })
-            .collect();
-        let case = (lanes, n, b, bytes, std::vec![n as u32 - 1, 0, n as u32 / 2]);
-        for group in ConstantTimeGroup::available().into_iter().flatten() {
-            let forward =
-                move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.select(b, w, d, true);
-            check(&case, &[("constant-time group forward", &forward, true)]).unwrap();
+        // is the key that only they would pass. At the largest radix of the quarter search,
+        // and of the octet search (byte counts; exact keys, and an index filling an octet).
+        for (n, b, lanes) in [
+            (CONSTANT_TIME_MAX_RADIX as usize, 4, 3),
+            (256, 4, 9),
+            (256, 16, 8),
+        ] {
+            let blocks = (n * b).div_ceil(16) + 1;
+            let mut state = 0x9e37_79b9_7f4a_7c15u64;
+            let bytes = (0..blocks * lanes * 16)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state >> 56) as u8
+                })
+                .collect();
+            let digits = (0..lanes as u32).map(|l| [n as u32 - 1, 0, n as u32 / 2][l as usize % 3]);
+            let case = (lanes, n, b, bytes, digits.collect());
+            for group in ConstantTimeGroup::available().into_iter().flatten() {
+                let forward =
+                    move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.select(b, w, d, true);
+                check(&case, &[("constant-time group forward", &forward, true)]).unwrap();
+                check_search(group, &case).unwrap();
+            }
         }
     }
 
     #[test]
     fn padding_does_not_tie_a_key_of_all_ones() {
-        // An odd radix pads its last pair with the largest quarters, which share the leading
-        // bits of a value of all ones; searched for, that key must still be found alone.
-        let (lanes, n, b) = (1, 17usize, 16usize);
-        let mut bytes = std::vec![0u8; ((n * b).div_ceil(16) + 1) * 16];
-        bytes[3 * b..4 * b].fill(0xff);
-        let case = (lanes, n, b, bytes, std::vec![n as u32 - 1]);
-        for group in ConstantTimeGroup::available().into_iter().flatten() {
-            check_search(group, &case).unwrap();
+        // A radix that is not a multiple of the rows stored together (two quarters, four
+        // octets) pads the last rows with the largest values, which share the leading bits of a
+        // value of all ones; searched for, that key must still be found alone.
+        for n in [17usize, 18, 19, 255, 257] {
+            let (lanes, b) = (1, 16usize);
+            let mut bytes = std::vec![0u8; ((n * b).div_ceil(16) + 1) * 16];
+            bytes[3 * b..4 * b].fill(0xff);
+            let case = (lanes, n, b, bytes, std::vec![n as u32 - 1]);
+            for group in ConstantTimeGroup::available().into_iter().flatten() {
+                check_search(group, &case).unwrap();
+            }
         }
     }
 

@@ -285,8 +285,8 @@ fn forward_constant_time_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut 
 /// lane in every fourth row, at most 64), and a key's index lies in its last octet.
 const OCTET_MAX_RADIX: usize = 256;
 
-/// The lane of each 32-bit word of an octet vector (as [`octets`] leaves them; the order is its
-/// own inverse, so it also gives each lane's word).
+/// The lane of each 32-bit word of an octet vector (as [`store_octets`] leaves them; the order is
+/// its own inverse, so it also gives each lane's word).
 const OCTET_LANES: [usize; CHUNK] = [0, 1, 4, 5, 2, 3, 6, 7];
 
 /// [`search_chunk`] up to radix [`OCTET_MAX_RADIX`], over the keys' eight octets instead of

@@ -113,7 +113,7 @@ pub enum Selection {
 
 impl Selection {
     /// The largest radix whose ciphers select in constant time unless told otherwise: up to
-    /// it, constant-time selection costs about 1.0 to 1.2 times the fast one (BENCHMARKS.md),
+    /// it, constant-time selection costs about 1.0 to 1.25 times the fast one (BENCHMARKS.md),
     /// above it its search grows with the radix.
     pub const CONSTANT_TIME_DEFAULT_MAX_RADIX: u32 = 256;
 

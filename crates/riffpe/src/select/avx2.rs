@@ -61,8 +61,8 @@ impl Avx2 {
         }
     }
 
-    /// π when `forward` (up to radix [`SMALL_RADIX`] as [`Avx2::forward`], which ranks every
-    /// key; above it by [`forward_constant_time_avx2`]), else π⁻¹ by
+    /// π when `forward` (up to radix [`SMALL_RADIX`] as [`Avx2::forward`], which sorts every
+    /// lane's keys by a network of fixed pairs; above it by [`forward_constant_time_avx2`]), else π⁻¹ by
     /// [`inverse_constant_time_avx2`]: the constant-time passes.
     #[inline(always)]
     pub(super) fn select_constant_time(
@@ -90,7 +90,16 @@ type Row = [__m256i; 2];
 #[target_feature(enable = "avx2")]
 fn forward_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     if blocks.layout.n as usize <= SMALL_RADIX {
-        forward_small(blocks, digits)
+        // Each radix its own network, so that the keys stay in registers through it.
+        macro_rules! by_radix {
+            ($($n:literal)*) => {
+                match blocks.layout.n {
+                    $($n => forward_small::<$n>(blocks, work, digits),)*
+                    _ => forward_small::<SMALL_RADIX>(blocks, work, digits),
+                }
+            };
+        }
+        by_radix!(2 3 4 5 6 7 8 9 10 11 12 13 14 15)
     } else {
         // Closures, not the functions: a `#[target_feature]` function does not implement
         // the `Fn` traits.
@@ -105,26 +114,27 @@ fn forward_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     }
 }
 
-/// π(x) for every lane by ranking all keys: key k is the answer where exactly x keys lie
-/// below it.
+/// π(x) for every lane from its keys sorted: a sorting network over all `N` keys (the radix,
+/// at most [`SMALL_RADIX`]), eight lanes at a time, for 3·N·log²N/4 compare-exchanges against
+/// the N² compares of ranking every key.
 #[target_feature(enable = "avx2")]
-fn forward_small(blocks: &Blocks<'_>, digits: &mut [u32]) {
+fn forward_small<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     let layout = &blocks.layout;
-    let n = layout.n as usize;
+    let rows = work.rows();
     for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
         let first = chunk * CHUNK;
-        let mut rows = [[0u64; CHUNK]; SMALL_RADIX];
-        let rows = &mut rows[..n];
         make_rows(blocks, first, digits.len(), rows);
         let x: [u64; CHUNK] = core::array::from_fn(|l| digits.get(l).map_or(0, |&d| d.into()));
         let mut found = [0u64; CHUNK];
         let mut ties = 0;
         for half in 0..2 {
+            // Past the keys, the largest flipped key: where the network is not pruned to the
+            // radix (N = 16 for any radix up to 16), the padding sorts last.
             let keys: [__m256i; SMALL_RADIX] = core::array::from_fn(|k| {
                 rows.get(k)
-                    .map_or(_mm256_setzero_si256(), |r| flip(load(r)[half]))
+                    .map_or(_mm256_set1_epi64x(i64::MAX), |r| flip(load(r)[half]))
             });
-            let (key, tied) = select_small(&keys[..n], load(&x)[half], layout);
+            let (key, tied) = select_first::<N>(keys, load(&x)[half], layout);
             store4(&mut found.as_chunks_mut::<4>().0[half], key);
             ties |= tied << (4 * half);
         }
@@ -760,21 +770,25 @@ fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
         for (key, slot) in keys.iter_mut().zip(&picked.slots) {
             *key = flip(load(slot)[half]);
         }
-        let (key, tied) = select16(keys, rank, &blocks.layout);
+        let (key, tied) = select_first::<16>(keys, rank, &blocks.layout);
         store4(quad, key);
         ties |= tied << (4 * half);
     }
     picked.digits(blocks, (found, ties), digits);
 }
 
-/// For four lanes (lane `l` in word `l` of each vector): the key of rank `x` among 16 flipped
-/// `keys` (by the sorting network [`SORT16`](super::group::SORT16)), unflipped, and the lanes
-/// where another key shares that key's leading bits, so that key order may not be pair order
-/// there.
+/// For four lanes (lane `l` in word `l` of each vector): the key of rank `x` among the first `N`
+/// of 16 flipped `keys` (by the sorting network [`SORT16`](super::group::SORT16) pruned to
+/// `N`), unflipped, and the lanes where another key shares that key's leading bits, so that key
+/// order may not be pair order there.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn select16(mut keys: [__m256i; 16], x: __m256i, layout: &KeyLayout) -> (__m256i, u32) {
-    sort16!(&mut keys, |a, b| {
+fn select_first<const N: usize>(
+    mut keys: [__m256i; 16],
+    x: __m256i,
+    layout: &KeyLayout,
+) -> (__m256i, u32) {
+    sort16!(&mut keys, below N, |a, b| {
         let greater = _mm256_cmpgt_epi64(a, b);
         (
             _mm256_blendv_epi8(a, b, greater),
@@ -782,29 +796,11 @@ fn select16(mut keys: [__m256i; 16], x: __m256i, layout: &KeyLayout) -> (__m256i
         )
     });
     let mut found = _mm256_setzero_si256();
-    for (rank, &key) in keys.iter().enumerate() {
+    for (rank, &key) in keys[..N].iter().enumerate() {
         let here = _mm256_cmpeq_epi64(x, _mm256_set1_epi64x(rank as i64));
         found = _mm256_blendv_epi8(found, key, here);
     }
-    (flip(found), ties(&keys, found, layout))
-}
-
-/// For four lanes (lane `l` in word `l` of each vector): the key with exactly `x` of the
-/// flipped `keys` below it, unflipped, and the lanes where another key shares that key's
-/// leading bits, so that key order may not be pair order there.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn select_small(keys: &[__m256i], x: __m256i, layout: &KeyLayout) -> (__m256i, u32) {
-    let mut found = _mm256_setzero_si256();
-    for &pivot in keys {
-        let mut below = _mm256_setzero_si256();
-        for &other in keys {
-            // A compare's true is all ones: minus one for each key below.
-            below = _mm256_sub_epi64(below, _mm256_cmpgt_epi64(pivot, other));
-        }
-        found = _mm256_blendv_epi8(found, pivot, _mm256_cmpeq_epi64(below, x));
-    }
-    (flip(found), ties(keys, found, layout))
+    (flip(found), ties(&keys[..N], found, layout))
 }
 
 /// The lanes (bit `l` for lane `l`) where a key other than `found` shares its leading bits

@@ -36,8 +36,9 @@ pub(crate) const CONSTANT_TIME_MAX_RADIX: u32 = i16::MAX as u32;
 /// Most lanes in a group: the widest AES backend (VAES-512) runs 64 blocks at once.
 pub(crate) const MAX_LANES: usize = 64;
 
-/// Radices up to this rank every key against every other: n² compares beat counting,
-/// choosing a bucket and sorting it when n is this small.
+/// Radices up to this select from all of a lane's keys at once (AVX2: sorted by a network of
+/// fixed pairs; AVX-512: every key ranked against every other), which beats counting, choosing
+/// a bucket and sorting it when n is this small.
 pub(super) const SMALL_RADIX: usize = 16;
 
 /// Lanes selected together: eight keys, one AVX-512 vector.
@@ -417,24 +418,32 @@ impl Picked<'_> {
 pub(super) const SORT16: [(u8, u8); 63] = odd_even_merge_sort();
 
 /// Sorts 16 items (`&mut [T; 16]`) by [`SORT16`]: `sort16!(items, |a, b| exchange)`, the
-/// exchange giving the smaller and the larger of `a` and `b`. Unrolled, so that the items stay
-/// in registers (a loop over the pairs goes through memory), and a macro, so that the exchange
-/// is inlined at all 63 places (a closure may stay a call, its vectors passed through memory).
+/// exchange giving the smaller and the larger of `a` and `b`; `sort16!(items, below n, |a, b|
+/// exchange)` sorts the first `n` only, by the pairs of the first `n` (where the others held the
+/// largest items, the pairs that touch them would leave them in place). Unrolled, so that the
+/// items stay in registers (a loop over the pairs goes through memory), and a macro, so that the
+/// exchange is inlined at all 63 places (a closure may stay a call, its vectors passed through
+/// memory); with `n` a constant, the pairs past it compile to nothing.
 macro_rules! sort16 {
     ($items:expr, |$a:ident, $b:ident| $exchange:expr) => {
+        $crate::select::group::sort16!($items, below 16, |$a, $b| $exchange)
+    };
+    ($items:expr, below $n:expr, |$a:ident, $b:ident| $exchange:expr) => {
         $crate::select::group::sort16!(
-            @steps $items, $a, $b, $exchange,
+            @steps $items, $n, $a, $b, $exchange,
             0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
             32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60
             61 62
         )
     };
-    (@steps $items:expr, $a:ident, $b:ident, $exchange:expr, $($i:literal)*) => {{
+    (@steps $items:expr, $n:expr, $a:ident, $b:ident, $exchange:expr, $($i:literal)*) => {{
         let items: &mut [_; 16] = $items;
         $(
             let pair = $crate::select::group::SORT16[$i];
-            let ($a, $b) = (items[pair.0 as usize], items[pair.1 as usize]);
-            (items[pair.0 as usize], items[pair.1 as usize]) = $exchange;
+            if (pair.1 as usize) < $n {
+                let ($a, $b) = (items[pair.0 as usize], items[pair.1 as usize]);
+                (items[pair.0 as usize], items[pair.1 as usize]) = $exchange;
+            }
         )*
     }};
 }

@@ -222,14 +222,21 @@ mod group {
 
     /// `(lanes, n, b, block-major keystream, one digit per lane)`.
     fn group() -> impl Strategy<Value = (usize, usize, usize, Vec<u8>, Vec<u32>)> {
+        group_of(prop_oneof![
+            2usize..=20,
+            2usize..=MAX_RADIX as usize,
+            // Constant-time passes only, and radix 256.
+            MAX_RADIX as usize + 1..=700,
+        ])
+    }
+
+    /// [`group`] of a radix drawn from `radix`.
+    fn group_of(
+        radix: impl Strategy<Value = usize>,
+    ) -> impl Strategy<Value = (usize, usize, usize, Vec<u8>, Vec<u32>)> {
         (
             prop_oneof![1usize..=20, Just(MAX_LANES)],
-            prop_oneof![
-                2usize..=20,
-                2usize..=MAX_RADIX as usize,
-                // Constant-time passes only, and radix 256.
-                MAX_RADIX as usize + 1..=700,
-            ],
+            radix,
             1usize..=20,
             prop_oneof![Just(1u16), Just(2), Just(3), Just(256)],
             // Small alphabets at the top as well, so that all-ones bits tie too.
@@ -400,6 +407,24 @@ mod group {
         }
     }
 
+    #[test]
+    fn sort16_below_n_sorts_the_first_n_and_leaves_the_rest() {
+        // Pruned to n, the network sorts the first n items (0-1 principle again) and never
+        // touches the others, here smaller than any of them.
+        for n in 1..=16usize {
+            for bits in 0u32..1 << n {
+                let mut items: [u8; 16] =
+                    core::array::from_fn(|i| if i < n { 1 + (bits >> i & 1) as u8 } else { 0 });
+                sort16!(&mut items, below n, |a, b| (a.min(b), a.max(b)));
+                assert!(items[..n].is_sorted(), "n {n}, {bits:016b}");
+                assert!(
+                    items[n..].iter().all(|&item| item == 0),
+                    "n {n}, {bits:016b}"
+                );
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -433,6 +458,15 @@ mod group {
                 if case.1 > SMALL_RADIX {
                     check_search(group, &case)?;
                 }
+            }
+        }
+
+        #[test]
+        fn small_radices_match_a_plain_sort(case in group_of(2..=SMALL_RADIX)) {
+            // Each radix up to SMALL_RADIX compiles its own pruned network: all of them, often.
+            for group in Group::available().into_iter().flatten() {
+                let forward = |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.forward(b, w, d);
+                check(&case, &[("group forward", &forward, true)])?;
             }
         }
     }

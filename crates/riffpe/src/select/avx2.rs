@@ -62,8 +62,8 @@ impl Avx2 {
     }
 
     /// π when `forward` (up to radix [`SMALL_RADIX`] as [`Avx2::forward`], which sorts every
-    /// lane's keys by a network of fixed pairs; above it by [`forward_constant_time_avx2`]), else π⁻¹ by
-    /// [`inverse_constant_time_avx2`]: the constant-time passes.
+    /// lane's keys by a network of fixed pairs; above it by [`forward_constant_time_avx2`]),
+    /// else π⁻¹ by [`inverse_constant_time_avx2`]: the constant-time passes.
     #[inline(always)]
     pub(super) fn select_constant_time(
         self,
@@ -115,8 +115,8 @@ fn forward_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
 }
 
 /// π(x) for every lane from its keys sorted: a sorting network over all `N` keys (the radix,
-/// at most [`SMALL_RADIX`]), eight lanes at a time, for 3·N·log²N/4 compare-exchanges against
-/// the N² compares of ranking every key.
+/// at most [`SMALL_RADIX`]), eight lanes at a time: about N·log²N/4 compare-exchanges (32 at
+/// radix 10) against the N² compares of ranking every key.
 #[target_feature(enable = "avx2")]
 fn forward_small<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     let layout = &blocks.layout;

@@ -14,7 +14,8 @@
 //! group kernel's constant-time passes up to radix 32 767 on every x86-64 and aarch64 CPU: π⁻¹
 //! by a masked pivot and a count, π by a bitwise search over parts of keys: with AVX2 their
 //! octets up to radix 256 (32 keys to a compare) and their 16-bit quarters above (sixteen), up to
-//! radix 16 each lane's keys sorted by a network of fixed compare-exchanges; 16-bit quarters with SSE2 or NEON (eight keys to a compare).
+//! radix 16 each lane's keys sorted by a network of fixed compare-exchanges; 16-bit quarters
+//! with SSE2 or NEON (eight keys to a compare).
 //!
 //! Constant-time π of one message ranks each key as it arrives below radix 128 and searches
 //! for the key of rank x after the chain from there on (`constant_time`; up to radix 256 over

@@ -210,8 +210,15 @@ fn each_row(blocks: &Blocks<'_>, first: usize, count: usize, mut f: impl FnMut(u
     // Macros, not closures: a build with many codegen units may leave a closure a call of its
     // own, with its vectors passed through memory.
     macro_rules! lines {
-        ($j:expr) => {{
-            let (lines, _) = blocks.block_row($j)[first * 16..][..128].as_chunks::<32>();
+        ($j:expr) => {
+            lines!($j, 0)
+        };
+        // From byte `$at` of each lane's block on: a load's first word is then bytes `$at` to
+        // `$at + 8` of its first lane's block, and its third those of the next lane's (the
+        // last load reads into the next row, at worst the slack row).
+        ($j:expr, $at:expr) => {{
+            let start = $j * blocks.lanes * 16 + first * 16 + $at;
+            let (lines, _) = blocks.bytes[start..][..128].as_chunks::<32>();
             [
                 load_bytes(&lines[0]),
                 load_bytes(&lines[1]),
@@ -242,14 +249,10 @@ fn each_row(blocks: &Blocks<'_>, first: usize, count: usize, mut f: impl FnMut(u
         let (block, byte) = (offset / 16, offset % 16);
         let lead: Row = match byte {
             0 => half!(lines!(block), false),
-            8 => half!(lines!(block), true),
+            // Within the block: loaded from the value's first byte, no shift.
+            1..=8 => half!(lines!(block, byte), false),
             _ => {
-                let (high, low) = if byte < 8 {
-                    let words = lines!(block);
-                    (half!(words, false), half!(words, true))
-                } else {
-                    (half!(lines!(block), true), half!(lines!(block + 1), false))
-                };
+                let (high, low) = (half!(lines!(block), true), half!(lines!(block + 1), false));
                 let shift = 8 * (byte % 8) as i64;
                 let (up, down) = (_mm_cvtsi64_si128(shift), _mm_cvtsi64_si128(64 - shift));
                 let join = |h: usize| {

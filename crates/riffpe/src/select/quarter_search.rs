@@ -76,6 +76,13 @@ pub(super) trait I16x16: Copy {
 #[derive(Clone, Copy)]
 pub(crate) struct Scalar([i16; 2 * CHUNK]);
 
+#[cfg_attr(
+    any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_feature = "neon")
+    ),
+    allow(dead_code)
+)]
 impl Scalar {
     #[inline(always)]
     fn map(self, other: Self, f: impl Fn(i16, i16) -> i16) -> Self {

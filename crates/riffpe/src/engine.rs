@@ -381,17 +381,18 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         let mac_len = self.layout.mac_len();
         let previous = self.encoded.replace(i);
         let macs = &mut self.keystream[self.macs..][..lanes * mac_len];
-        for lane in 0..lanes {
-            let message = &messages[lane * digits..][..digits];
-            let buf = MacInput { macs, lanes, lane };
-            match (width, previous) {
-                (1, None) => encode::<1>(buf, message, i, phase),
-                (2, None) => encode::<2>(buf, message, i, phase),
-                (_, None) => encode::<4>(buf, message, i, phase),
-                (1, Some(previous)) => update::<1>(buf, message, previous, i, phase),
-                (2, Some(previous)) => update::<2>(buf, message, previous, i, phase),
-                (_, Some(previous)) => update::<4>(buf, message, previous, i, phase),
-            }
+        let inputs = MacInputs {
+            macs,
+            lanes,
+            messages: &messages[..lanes * digits],
+        };
+        match (width, previous) {
+            (1, None) => encode::<1>(inputs, i, phase),
+            (2, None) => encode::<2>(inputs, i, phase),
+            (_, None) => encode::<4>(inputs, i, phase),
+            (1, Some(previous)) => update::<1>(inputs, previous, i, phase),
+            (2, Some(previous)) => update::<2>(inputs, previous, i, phase),
+            (_, Some(previous)) => update::<4>(inputs, previous, i, phase),
         }
         // The chains, one per lane, in a local that stays in registers where the backend's
         // blocks fit them: kept in memory, each block would wait on a store and a load.
@@ -603,26 +604,33 @@ fn xor_blocks(states: &mut [AesBlock], input: &[u8]) {
     }
 }
 
-/// One lane's CBC-MAC input among the lanes' inputs, which lie block by block (block `j` of lane
-/// `l` at byte `(j·lanes + l)·16`), so that each block of every chain's input is one row.
-struct MacInput<'a> {
+/// The lanes' CBC-MAC inputs, which lie block by block (block `j` of lane `l` at byte
+/// `(j·lanes + l)·16`), so that each block of every chain's input is one row; and the lanes'
+/// messages they encode.
+struct MacInputs<'a> {
     macs: &'a mut [u8],
     lanes: usize,
-    lane: usize,
+    messages: &'a [u32],
 }
 
-impl MacInput<'_> {
-    /// Byte `at` of the lane's input.
+impl MacInputs<'_> {
+    /// Writes `LEw(value(lane))` into slot `slot` of every lane's input (a slot never straddles
+    /// a block: W divides 16), lane by lane at a fixed stride.
     #[inline(always)]
-    fn at(&self, at: usize) -> usize {
-        ((at / 16) * self.lanes + self.lane) * 16 + at % 16
+    fn put<const W: usize>(&mut self, slot: usize, value: impl Fn(usize) -> u32) {
+        let at = slot * W;
+        let start = (at / 16) * self.lanes * 16 + at % 16;
+        let row = &mut self.macs[start..][..(self.lanes - 1) * 16 + W];
+        for (lane, bytes) in row.chunks_mut(16).enumerate() {
+            bytes[..W].copy_from_slice(&value(lane).to_le_bytes()[..W]);
+        }
     }
 
-    /// Writes `LEw(value)` into slot `slot` (which never straddles a block: W divides 16).
+    /// Slot `slot` of every lane's input holds its message's digit `slot`.
     #[inline(always)]
-    fn put<const W: usize>(&mut self, slot: usize, value: u32) {
-        let at = self.at(slot * W);
-        self.macs[at..][..W].copy_from_slice(&value.to_le_bytes()[..W]);
+    fn put_digits<const W: usize>(&mut self, slot: usize) {
+        let (messages, digits) = (self.messages, self.messages.len() / self.lanes);
+        self.put::<W>(slot, |lane| messages[lane * digits + slot]);
     }
 }
 
@@ -630,30 +638,27 @@ impl MacInput<'_> {
 /// `(i, phase)`: slot `previous` gets back its digit (changed by that step), slot `i` holds
 /// `LEw(phase)` and the last slot `LEw(i)`.
 #[inline(always)]
-fn update<const W: usize>(
-    mut buf: MacInput<'_>,
-    message: &[u32],
-    previous: usize,
-    i: usize,
-    phase: u32,
-) {
-    buf.put::<W>(previous, message[previous]);
-    buf.put::<W>(i, phase);
-    buf.put::<W>(message.len(), i as u32);
+fn update<const W: usize>(mut inputs: MacInputs<'_>, previous: usize, i: usize, phase: u32) {
+    let digits = inputs.messages.len() / inputs.lanes;
+    inputs.put_digits::<W>(previous);
+    inputs.put::<W>(i, |_| phase);
+    inputs.put::<W>(digits, |_| i as u32);
 }
 
-/// Writes `pkcs7(LEw(m_0) … LEw(m_{l-1}) || LEw(i))` with slot `i` holding `LEw(phase)`.
+/// Writes `pkcs7(LEw(m_0) … LEw(m_{l-1}) || LEw(i))` with slot `i` holding `LEw(phase)`, for
+/// every lane.
 #[inline(always)]
-fn encode<const W: usize>(mut buf: MacInput<'_>, message: &[u32], i: usize, phase: u32) {
-    // The padding (1 to 16 bytes) lies in the last block: fill that block first, a fixed length
-    // stored inline rather than a call to memset, and let the digits overwrite its front.
-    let len = buf.macs.len() / buf.lanes;
-    let pad = len - (message.len() + 1) * W;
-    let last = buf.at(len - 16);
-    buf.macs[last..][..16].fill(pad as u8);
-    for (slot, &digit) in message.iter().enumerate() {
-        buf.put::<W>(slot, digit);
+fn encode<const W: usize>(mut inputs: MacInputs<'_>, i: usize, phase: u32) {
+    let (lanes, digits) = (inputs.lanes, inputs.messages.len() / inputs.lanes);
+    // The padding (1 to 16 bytes) lies in the last block: fill that block row first and let
+    // the digits overwrite its front.
+    let len = inputs.macs.len() / lanes;
+    let pad = len - (digits + 1) * W;
+    let last = (len / 16 - 1) * lanes * 16;
+    inputs.macs[last..].fill(pad as u8);
+    for slot in 0..digits {
+        inputs.put_digits::<W>(slot);
     }
-    buf.put::<W>(i, phase);
-    buf.put::<W>(message.len(), i as u32);
+    inputs.put::<W>(i, |_| phase);
+    inputs.put::<W>(digits, |_| i as u32);
 }

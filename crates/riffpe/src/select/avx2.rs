@@ -773,7 +773,14 @@ fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
         for (key, slot) in keys.iter_mut().zip(&picked.slots) {
             *key = flip(load(slot)[half]);
         }
-        let (key, tied) = select_first::<16>(keys, rank, &blocks.layout);
+        // Below radix 100 or so, the buckets of four lanes mostly fit in eight slots: the
+        // network pruned to them has 24 compare-exchanges of the 63.
+        let fit = (4 * half..4 * half + 4).all(|l| picked.sizes[l] <= 8 || !picked.small(l));
+        let (key, tied) = if fit {
+            select_first::<8>(keys, rank, &blocks.layout)
+        } else {
+            select_first::<16>(keys, rank, &blocks.layout)
+        };
         store4(quad, key);
         ties |= tied << (4 * half);
     }

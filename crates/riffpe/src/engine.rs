@@ -626,10 +626,16 @@ impl MacInputs<'_> {
         }
     }
 
+    /// Digits in a message.
+    #[inline(always)]
+    fn digits(&self) -> usize {
+        self.messages.len() / self.lanes
+    }
+
     /// Slot `slot` of every lane's input holds its message's digit `slot`.
     #[inline(always)]
     fn put_digits<const W: usize>(&mut self, slot: usize) {
-        let (messages, digits) = (self.messages, self.messages.len() / self.lanes);
+        let (messages, digits) = (self.messages, self.digits());
         self.put::<W>(slot, |lane| messages[lane * digits + slot]);
     }
 }
@@ -639,7 +645,7 @@ impl MacInputs<'_> {
 /// `LEw(phase)` and the last slot `LEw(i)`.
 #[inline(always)]
 fn update<const W: usize>(mut inputs: MacInputs<'_>, previous: usize, i: usize, phase: u32) {
-    let digits = inputs.messages.len() / inputs.lanes;
+    let digits = inputs.digits();
     inputs.put_digits::<W>(previous);
     inputs.put::<W>(i, |_| phase);
     inputs.put::<W>(digits, |_| i as u32);
@@ -649,7 +655,7 @@ fn update<const W: usize>(mut inputs: MacInputs<'_>, previous: usize, i: usize, 
 /// every lane.
 #[inline(always)]
 fn encode<const W: usize>(mut inputs: MacInputs<'_>, i: usize, phase: u32) {
-    let (lanes, digits) = (inputs.lanes, inputs.messages.len() / inputs.lanes);
+    let (lanes, digits) = (inputs.lanes, inputs.digits());
     // The padding (1 to 16 bytes) lies in the last block: fill that block row first and let
     // the digits overwrite its front.
     let len = inputs.macs.len() / lanes;

@@ -90,7 +90,9 @@ type Row = [__m256i; 2];
 #[target_feature(enable = "avx2")]
 fn forward_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     if blocks.layout.n as usize <= SMALL_RADIX {
-        // Each radix its own network, so that the keys stay in registers through it.
+        // Each radix its own build, so that its network (pruned to it) inlines into the pass:
+        // one build for all, the network a call per half chunk with its keys passed through
+        // memory, ran 4–8 % slower.
         macro_rules! by_radix {
             ($($n:literal)*) => {
                 match blocks.layout.n {
@@ -120,6 +122,7 @@ fn forward_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
 #[target_feature(enable = "avx2")]
 fn forward_small<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     let layout = &blocks.layout;
+    debug_assert_eq!(N, layout.n as usize);
     let rows = work.rows();
     for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
         let first = chunk * CHUNK;
@@ -128,11 +131,10 @@ fn forward_small<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &m
         let mut found = [0u64; CHUNK];
         let mut ties = 0;
         for half in 0..2 {
-            // Past the keys, the largest flipped key: where the network is not pruned to the
-            // radix (N = 16 for any radix up to 16), the padding sorts last.
+            // Past the N keys nothing is read: the network and the pick stop at N.
             let keys: [__m256i; SMALL_RADIX] = core::array::from_fn(|k| {
                 rows.get(k)
-                    .map_or(_mm256_set1_epi64x(i64::MAX), |r| flip(load(r)[half]))
+                    .map_or(_mm256_setzero_si256(), |r| flip(load(r)[half]))
             });
             let (key, tied) = select_first::<N>(keys, load(&x)[half], layout);
             store4(&mut found.as_chunks_mut::<4>().0[half], key);
@@ -185,9 +187,10 @@ fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; 
 /// which exist, with the value's keys in lane order (a chunk of fewer lanes than [`CHUNK`] made
 /// by the portable code, the missing lanes' keys `u64::MAX`).
 ///
-/// As `avx512::make_rows`: the lanes' blocks of the value's block row (and of the next, if the
-/// value starts in a block's second half) loaded as four vectors, their first or second halves
-/// picked into two vectors and byte-swapped to big-endian, then shifted together.
+/// Eight lanes' 8 leading bytes of the value are loaded as four vectors, their first or second
+/// words picked into two vectors and byte-swapped to big-endian. A value whose leading bytes lie
+/// inside one block is loaded from its first byte; one that runs into the next block takes
+/// both blocks' words, shifted together (as `avx512::make_rows` does for every value).
 #[inline]
 #[target_feature(enable = "avx2")]
 fn each_row(blocks: &Blocks<'_>, first: usize, count: usize, mut f: impl FnMut(usize, Row)) {
@@ -773,8 +776,9 @@ fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
         for (key, slot) in keys.iter_mut().zip(&picked.slots) {
             *key = flip(load(slot)[half]);
         }
-        // Below radix 100 or so, the buckets of four lanes mostly fit in eight slots: the
-        // network pruned to them has 24 compare-exchanges of the 63.
+        // Four lanes' buckets (1 + Binomial(n − 1, 1/16) keys each) all fit in eight slots
+        // always below radix 36, 84 % of the time at 64, 27 % at 100: the network pruned to
+        // eight has 24 compare-exchanges of the 63.
         let fit = (4 * half..4 * half + 4).all(|l| picked.sizes[l] <= 8 || !picked.small(l));
         let (key, tied) = if fit {
             select_first::<8>(keys, rank, &blocks.layout)

@@ -8,10 +8,7 @@
 use core::arch::x86_64::*;
 
 use super::KeyLayout;
-use super::group::{
-    BUCKET_SHIFT, Blocks, CHUNK, Counts, MARK_WORDS, Marks, Passes, Picked, SMALL_RADIX, Work,
-    by_chunks, found_digits, rank_digits, sort16,
-};
+use super::group::{Blocks, CHUNK, SMALL_RADIX, Work, found_digits, rank_digits, sort16};
 
 cpufeatures::new!(avx2_cpu, "avx2");
 
@@ -61,6 +58,19 @@ impl Avx2 {
         }
     }
 
+    /// [`lead_octets`] of the chunk of lanes from `first` on.
+    #[cfg(test)]
+    pub(super) fn lead_octets(
+        self,
+        blocks: &Blocks<'_>,
+        work: Work<'_>,
+        first: usize,
+        digits: &[u32],
+    ) -> Option<[u32; CHUNK]> {
+        // SAFETY: as for `forward`.
+        unsafe { lead_octets(blocks, work.quads(), first, digits) }
+    }
+
     /// π when `forward` (up to radix [`SMALL_RADIX`] as [`Avx2::forward`], which sorts every
     /// lane's keys by a network of fixed pairs; above it by [`forward_constant_time_avx2`]),
     /// else π⁻¹ by [`inverse_constant_time_avx2`]: the constant-time passes.
@@ -103,16 +113,16 @@ fn forward_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
         }
         by_radix!(2 3 4 5 6 7 8 9 10 11 12 13 14 15)
     } else {
-        // Closures, not the functions: a `#[target_feature]` function does not implement
-        // the `Fn` traits.
-        let passes = Passes {
-            count: |b: &Blocks<'_>, first, count, rows: &mut [[u64; CHUNK]]| {
-                count_rows(b, first, count, rows)
-            },
-            mark: |rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]| mark_rows(rows, buckets),
-            rank: |b: &Blocks<'_>, p: &Picked<'_>, d: &mut [u32]| rank_slots(b, p, d),
-        };
-        by_chunks(blocks, work, digits, passes)
+        let quads = work.quads();
+        for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+            let first = chunk * CHUNK;
+            if let Some(rows) = lead_octets(blocks, quads, first, digits) {
+                digits.copy_from_slice(&rows[..digits.len()]);
+            } else {
+                let found = search_octets(blocks, quads, first, digits);
+                found_digits(blocks, first, found, quads.as_flattened_mut(), digits);
+            }
+        }
     }
 }
 
@@ -148,33 +158,6 @@ fn forward_small<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &m
             digits,
         );
     }
-}
-
-/// The portable `count_rows` of the tests, each row of keys counted as it is made.
-#[target_feature(enable = "avx2")]
-fn count_rows(
-    blocks: &Blocks<'_>,
-    first: usize,
-    count: usize,
-    rows: &mut [[u64; CHUNK]],
-) -> Counts {
-    let (one, byte) = (_mm256_set1_epi64x(1), _mm256_set1_epi64x(0x38));
-    let zero = _mm256_setzero_si256();
-    let (mut low, mut high) = ([zero; 2], [zero; 2]);
-    each_row(blocks, first, count, |k, keys| {
-        store(&mut rows[k], keys);
-        for h in 0..2 {
-            let at = _mm256_and_si256(
-                _mm256_srli_epi64::<{ BUCKET_SHIFT as i32 - 3 }>(keys[h]),
-                byte,
-            );
-            let counter = _mm256_sllv_epi64(one, at);
-            let upper = _mm256_cmpgt_epi64(zero, keys[h]);
-            low[h] = _mm256_add_epi64(low[h], _mm256_andnot_si256(upper, counter));
-            high[h] = _mm256_add_epi64(high[h], _mm256_and_si256(upper, counter));
-        }
-    });
-    (array(low), array(high))
 }
 
 /// The rows of the [`CHUNK`] lanes from `first` on, `count` of which exist, into `rows`.
@@ -320,23 +303,10 @@ fn search_octets(
     digits: &[u32],
 ) -> ([u64; CHUNK], u32) {
     let n = blocks.layout.n as usize;
-    let (zero, ones) = (_mm256_setzero_si256(), _mm256_set1_epi8(-1));
-    let largest = _mm256_set1_epi8(i8::MAX);
+    let zero = _mm256_setzero_si256();
     let sign = _mm256_set1_epi8(i8::MIN);
-    // Rows wait here until a quad is whole; past the last row, u64::MAX: the largest octets.
-    let mut rows: [Row; 4] = [[ones; 2]; 4];
-    each_row(blocks, first, digits.len(), |k, keys| {
-        rows[k % 4] = keys;
-        if k % 4 == 3 {
-            store_octets(&mut quads[k / 4], &rows);
-        }
-    });
-    if !n.is_multiple_of(4) {
-        rows[n % 4..].fill([ones; 2]);
-        store_octets(&mut quads[n / 4], &rows);
-    }
-    let x: [u32; CHUNK] = core::array::from_fn(|p| digits.get(OCTET_LANES[p]).map_or(0, |&d| d));
-    let x = load_words(&x);
+    fill_octets::<{ OCTETS }>(blocks, quads, first, digits.len());
+    let x = octet_digits(digits);
 
     // As in `search_chunk`: the last octet's index bits are not searched for unless keys are
     // exact (n ≤ 256: the index fits in that octet).
@@ -350,19 +320,7 @@ fn search_octets(
         if o == 7 {
             break;
         }
-        let mut below = zero;
-        for quad in quads.iter_mut() {
-            let [this, next] = [o, o + 1].map(|o| load_vector(quad, o));
-            let still = if o == 0 {
-                ones
-            } else {
-                load_vector(quad, o - 1)
-            };
-            let same = _mm256_and_si256(_mm256_cmpeq_epi8(this, *found), still);
-            below = _mm256_sub_epi8(below, _mm256_cmpgt_epi8(*found, this));
-            store_vector(quad, o, same);
-            store_vector(quad, o + 1, _mm256_blendv_epi8(largest, next, same));
-        }
+        let (below, _) = narrow(quads, o, *found, true);
         under = _mm256_add_epi32(under, per_lane(below));
     }
 
@@ -416,10 +374,128 @@ fn search_octets(
     (found, ties & !(u32::MAX << digits.len()))
 }
 
-/// The eight octet vectors of four rows of keys (see [`search_octets`]), sign-flipped.
+/// Octets of keys searched: all eight ([`search_octets`]) or the leading [`LEAD_OCTETS`]
+/// ([`lead_octets`]).
+const OCTETS: usize = 8;
+
+/// The first `O` octet vectors of each quad of the [`CHUNK`] lanes from `first` on, `count`
+/// of which exist, into `quads` (see [`search_octets`]).
 #[inline]
 #[target_feature(enable = "avx2")]
-fn store_octets(quad: &mut [u64; 4 * CHUNK], rows: &[Row; 4]) {
+fn fill_octets<const O: usize>(
+    blocks: &Blocks<'_>,
+    quads: &mut [[u64; 4 * CHUNK]],
+    first: usize,
+    count: usize,
+) {
+    let n = blocks.layout.n as usize;
+    let ones = _mm256_set1_epi8(-1);
+    // Rows wait here until a quad is whole; past the last row, u64::MAX: the largest octets.
+    let mut rows: [Row; 4] = [[ones; 2]; 4];
+    each_row(blocks, first, count, |k, keys| {
+        rows[k % 4] = keys;
+        if k % 4 == 3 {
+            store_octets::<O>(&mut quads[k / 4], &rows);
+        }
+    });
+    if !n.is_multiple_of(4) {
+        rows[n % 4..].fill([ones; 2]);
+        store_octets::<O>(&mut quads[n / 4], &rows);
+    }
+}
+
+/// Each lane's digit in its word of an octet vector (lanes past `digits` x = 0).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn octet_digits(digits: &[u32]) -> __m256i {
+    let x: [u32; CHUNK] = core::array::from_fn(|p| digits.get(OCTET_LANES[p]).map_or(0, |&d| d));
+    load_words(&x)
+}
+
+/// One step of the octet search, once octet `o`'s value `found` is known (per lane, as
+/// [`largest_octet_at_most`] returns it): the keys that lie below by octet `o` are counted
+/// (per byte); those that share it (and the octets before) stay in the search, their mask
+/// replacing octet `o`, and the others leave it, their octet `o + 1` made the largest (if
+/// `next`). Also returns how many keys share the leading octets (per byte).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn narrow(
+    quads: &mut [[u64; 4 * CHUNK]],
+    o: usize,
+    found: __m256i,
+    next: bool,
+) -> (__m256i, __m256i) {
+    let largest = _mm256_set1_epi8(i8::MAX);
+    let (mut below, mut sharing) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+    for quad in quads.iter_mut() {
+        let this = load_vector(quad, o);
+        let still = if o == 0 {
+            _mm256_set1_epi8(-1)
+        } else {
+            load_vector(quad, o - 1)
+        };
+        let same = _mm256_and_si256(_mm256_cmpeq_epi8(this, found), still);
+        below = _mm256_sub_epi8(below, _mm256_cmpgt_epi8(found, this));
+        sharing = _mm256_sub_epi8(sharing, same);
+        store_vector(quad, o, same);
+        if next {
+            let next = load_vector(quad, o + 1);
+            store_vector(quad, o + 1, _mm256_blendv_epi8(largest, next, same));
+        }
+    }
+    (below, sharing)
+}
+
+/// Leading octets [`lead_octets`] searches.
+const LEAD_OCTETS: usize = 2;
+
+/// Fast π(x) for the [`CHUNK`] lanes from `first` on, one digit x each in `digits`, radix
+/// above [`SMALL_RADIX`]: [`search_octets`] over the keys' [`LEAD_OCTETS`] leading octets
+/// only, which suffice once every lane's key of rank x is the one key with its leading octets
+/// (for a chunk of eight lanes at radix 100, 80 chunks in 81). Then each lane's key's index
+/// (its row) is returned, else `None`.
+#[target_feature(enable = "avx2")]
+fn lead_octets(
+    blocks: &Blocks<'_>,
+    quads: &mut [[u64; 4 * CHUNK]],
+    first: usize,
+    digits: &[u32],
+) -> Option<[u32; CHUNK]> {
+    fill_octets::<LEAD_OCTETS>(blocks, quads, first, digits.len());
+    let x = octet_digits(digits);
+    // Lanes past the chunk's end, whose keys all tie, are not waited for.
+    let absent = (0..CHUNK).fold(0, |absent, p| {
+        absent | i32::from(OCTET_LANES[p] >= digits.len()) << p
+    });
+    let mut under = _mm256_setzero_si256();
+    for o in 0..LEAD_OCTETS {
+        let found = largest_octet_at_most(quads, o, 0, under, x);
+        let (below, sharing) = narrow(quads, o, found, o + 1 < LEAD_OCTETS);
+        let alone = _mm256_cmpeq_epi32(per_lane(sharing), _mm256_set1_epi32(1));
+        if _mm256_movemask_ps(_mm256_castsi256_ps(alone)) | absent == 0xff {
+            // Each lane's one key sharing the found octets has its byte of the lane's word
+            // (row 4q + r: quad q, byte r) set in the mask of octet `o`.
+            let mut rows = _mm256_setzero_si256();
+            let mut row = _mm256_set1_epi32(0x0302_0100);
+            for quad in quads.iter() {
+                rows = _mm256_or_si256(rows, _mm256_and_si256(load_vector(quad, o), row));
+                row = _mm256_add_epi8(row, _mm256_set1_epi8(4));
+            }
+            let mut words = [0u32; CHUNK];
+            // SAFETY: `words` is 32 writable bytes; the store is unaligned.
+            unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), per_lane(rows)) };
+            return Some(core::array::from_fn(|l| words[OCTET_LANES[l]]));
+        }
+        under = _mm256_add_epi32(under, per_lane(below));
+    }
+    None
+}
+
+/// The first `O` of the eight octet vectors of four rows of keys (see [`search_octets`]),
+/// sign-flipped.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store_octets<const O: usize>(quad: &mut [u64; 4 * CHUNK], rows: &[Row; 4]) {
     // Per half of the chunk (lanes 0–3, 4–7): rows 0 and 1 (2 and 3) interleaved byte by byte,
     // then those pairs interleaved, so that word j of `even[0]` holds byte j of rows 0–3 of
     // lanes 0 | 2 (4 | 6), `even[1]` bytes 4–7, and `odd` the same of lanes 1 | 3 (5 | 7).
@@ -457,7 +533,11 @@ fn store_octets(quad: &mut [u64; 4 * CHUNK], rows: &[Row; 4]) {
     let ([b0, b1, b2, b3], [b4, b5, b6, b7]) = (bytes(0), bytes(1));
     let sign = _mm256_set1_epi8(i8::MIN);
     // Octet 0 is the top byte of a (little-endian) key.
-    for (o, octet) in [b7, b6, b5, b4, b3, b2, b1, b0].into_iter().enumerate() {
+    for (o, octet) in [b7, b6, b5, b4, b3, b2, b1, b0]
+        .into_iter()
+        .enumerate()
+        .take(O)
+    {
         store_vector(quad, o, _mm256_xor_si256(octet, sign));
     }
 }
@@ -739,56 +819,6 @@ fn largest_at_most(
         found = _mm256_blendv_epi8(candidate, found, _mm256_cmpgt_epi16(below, x));
     }
     _mm256_xor_si256(found, sign)
-}
-
-/// The portable `mark_rows` of the tests, a row's keys compared with the lanes' buckets as two
-/// vectors.
-#[target_feature(enable = "avx2")]
-fn mark_rows(rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]) -> Marks {
-    let buckets = load(buckets);
-    let mut marks = [[0u64; CHUNK]; MARK_WORDS];
-    for (mark, rows) in marks.iter_mut().zip(rows.chunks(64)) {
-        let mut set = [_mm256_setzero_si256(); 2];
-        let mut bit = _mm256_set1_epi64x(1);
-        for row in rows {
-            let keys = load(row);
-            for h in 0..2 {
-                let bucket = _mm256_srli_epi64::<{ BUCKET_SHIFT as i32 }>(keys[h]);
-                let hit = _mm256_cmpeq_epi64(bucket, buckets[h]);
-                set[h] = _mm256_or_si256(set[h], _mm256_and_si256(hit, bit));
-            }
-            bit = _mm256_add_epi64(bit, bit);
-        }
-        *mark = array(set);
-    }
-    marks
-}
-
-/// The portable `rank_slots` of the tests, four lanes to a vector.
-#[target_feature(enable = "avx2")]
-fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
-    let ranks = load(&picked.ranks);
-    let mut found = [0u64; CHUNK];
-    let mut ties = 0;
-    let (quads, _) = found.as_chunks_mut::<4>();
-    for (half, (rank, quad)) in ranks.into_iter().zip(quads).enumerate() {
-        let mut keys = [_mm256_setzero_si256(); 16];
-        for (key, slot) in keys.iter_mut().zip(&picked.slots) {
-            *key = flip(load(slot)[half]);
-        }
-        // Four lanes' buckets (1 + Binomial(n − 1, 1/16) keys each) all fit in eight slots
-        // always below radix 36, 84 % of the time at 64, 27 % at 100: the network pruned to
-        // eight has 24 compare-exchanges of the 63.
-        let fit = (4 * half..4 * half + 4).all(|l| picked.sizes[l] <= 8 || !picked.small(l));
-        let (key, tied) = if fit {
-            select_first::<8>(keys, rank, &blocks.layout)
-        } else {
-            select_first::<16>(keys, rank, &blocks.layout)
-        };
-        store4(quad, key);
-        ties |= tied << (4 * half);
-    }
-    picked.digits(blocks, (found, ties), digits);
 }
 
 /// For four lanes (lane `l` in word `l` of each vector): the key of rank `x` among the first `N`

@@ -359,16 +359,7 @@ mod group {
             (256, 4, 9),
             (256, 16, 8),
         ] {
-            let blocks = (n * b).div_ceil(16) + 1;
-            let mut state = 0x9e37_79b9_7f4a_7c15u64;
-            let bytes = (0..blocks * lanes * 16)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    (state >> 56) as u8
-                })
-                .collect();
+            let bytes = noise(((n * b).div_ceil(16) + 1) * lanes * 16);
             let digits = (0..lanes as u32).map(|l| [n as u32 - 1, 0, n as u32 / 2][l as usize % 3]);
             let case = (lanes, n, b, bytes, digits.collect());
             for group in ConstantTimeGroup::available().into_iter().flatten() {
@@ -376,6 +367,60 @@ mod group {
                     move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.select(b, w, d, true);
                 check(&case, &[("constant-time group forward", &forward, true)]).unwrap();
                 check_search(group, &case).unwrap();
+            }
+        }
+    }
+
+    /// Keystream bytes from a fixed xorshift, for cases that need keys all different.
+    fn noise(len: usize) -> Vec<u8> {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 56) as u8
+            })
+            .collect()
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn lead_octets_settle_distinct_leads_and_leave_shared_ones() {
+        // The proptests' tiny alphabets tie leading octets nearly always, so the fast AVX2
+        // search of the leading octets alone is checked here to answer when keys differ there
+        // (a whole chunk, and one of five lanes) and to give up when they do not.
+        let Some(avx2) = crate::select::avx2::Avx2::detect() else {
+            return;
+        };
+        for (n, b, lanes) in [(100usize, 16usize, 8usize), (255, 18, 5), (17, 16, 8)] {
+            let mut bytes = noise(((n * b).div_ceil(16) + 1) * lanes * 16);
+            let digits: Vec<u32> = (0..lanes as u32).map(|l| (l * 37 + 5) % n as u32).collect();
+            let mut keys = std::vec![0u64; Work::words(n as u32)];
+            let blocks = Blocks::new(&bytes, lanes, KeyLayout::new(n as u32, b));
+            let work = Work::new(&mut keys, n as u32);
+            let found = avx2
+                .lead_octets(&blocks, work, 0, &digits)
+                .expect("distinct leads");
+            for (lane, &x) in digits.iter().enumerate() {
+                let pi = plain_permutation(&lane_stream(&bytes, lanes, lane), n, b);
+                assert_eq!(found[lane], pi[x as usize], "n {n} lane {lane}");
+            }
+            // Lane 1's values all start with two zero bytes: its key of rank x shares them.
+            for k in 0..n {
+                let (block, at) = ((k * b) / 16, (k * b) % 16);
+                for byte in [at, at + 1] {
+                    let (block, byte) = (block + byte / 16, byte % 16);
+                    bytes[(block * lanes + 1) * 16 + byte] = 0;
+                }
+            }
+            let blocks = Blocks::new(&bytes, lanes, KeyLayout::new(n as u32, b));
+            let work = Work::new(&mut keys, n as u32);
+            assert_eq!(avx2.lead_octets(&blocks, work, 0, &digits), None);
+            let case = (lanes, n, b, bytes, digits);
+            for group in Group::available().into_iter().flatten() {
+                let forward = |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.forward(b, w, d);
+                check(&case, &[("group forward", &forward, true)]).unwrap();
             }
         }
     }

@@ -447,9 +447,12 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             let keystream = &mut self.keystream[..(blocks + 1) * row_bytes];
             let (rows, _) = Array::slice_as_chunks_mut(keystream);
             if lanes == B::ParBlocksSize::USIZE {
+                // A fresh local, used only whole, stays in registers from row to row;
+                // `states`, which the MAC XORs block by block, is kept in memory.
+                let mut chains = states.clone();
                 for row in rows.chunks_exact_mut(lanes).take(blocks) {
-                    self.backend.encrypt_par_blocks_inplace(&mut states);
-                    row.copy_from_slice(&states);
+                    self.backend.encrypt_par_blocks_inplace(&mut chains);
+                    row.copy_from_slice(&chains);
                 }
             } else {
                 let (first, mut rest) = rows.split_at_mut(lanes);

@@ -37,7 +37,7 @@ use core::fmt;
 use cipher::BlockCipherEncrypt;
 use cipher::consts::U16;
 use rayon::prelude::*;
-use riffpe::integer::{DigitOrder, Integer, from_digits, max_value, to_digits};
+use riffpe::integer::{Converter, DigitOrder, Integer, from_digits, max_value};
 use riffpe::{Fpe, MessageError, Radices, ScratchBuf, Tweak};
 
 /// How a batch is spread over cores. Both modes give the same output.
@@ -232,6 +232,7 @@ where
             return Err(MessageError::ValueOutOfDomain { message });
         }
         let order = self.order;
+        let converter = Converter::new(domain, order);
         let chunk = match self.mode {
             Mode::Lockstep => CHUNK,
             Mode::Parallel => self.parallel_chunk(count),
@@ -240,7 +241,7 @@ where
             let first = c * chunk;
             let digits = &mut work.digits[..values.len() * l];
             for (v, m) in values.iter().zip(digits.chunks_exact_mut(l)) {
-                to_digits(*v, domain, order, m).map_err(|e| e.offset(first))?;
+                converter.to_digits(*v, m).map_err(|e| e.offset(first))?;
             }
             self.run_chunk(first, digits, &mut work.scratch, encrypt)?;
             for (v, m) in values.iter_mut().zip(digits.chunks_exact(l)) {

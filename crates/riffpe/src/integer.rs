@@ -18,6 +18,9 @@ pub trait Integer: Copy + Ord + core::fmt::Debug + sealed::Sealed {
     const BITS: u32;
     #[doc(hidden)]
     fn divrem(self, radix: u32) -> (Self, u32);
+    /// [`Integer::divrem`] with `reciprocal` = ⌈2¹²⁸ / radix⌉ (0: unknown).
+    #[doc(hidden)]
+    fn divrem_by(self, radix: u32, reciprocal: u128) -> (Self, u32);
     #[doc(hidden)]
     fn mul_add(self, radix: u32, digit: u32) -> Option<Self>;
     #[doc(hidden)]
@@ -36,6 +39,16 @@ macro_rules! impl_integer {
                 (self / radix, (self % radix) as u32)
             }
             #[inline]
+            fn divrem_by(self, radix: u32, reciprocal: u128) -> (Self, u32) {
+                match u64::try_from(self) {
+                    Ok(value) if reciprocal != 0 => {
+                        let (quotient, digit) = divrem_u64(value, radix, reciprocal);
+                        (quotient.into(), digit)
+                    }
+                    _ => self.divrem(radix),
+                }
+            }
+            #[inline]
             fn mul_add(self, radix: u32, digit: u32) -> Option<Self> {
                 self.checked_mul(<$t>::from(radix))?.checked_add(<$t>::from(digit))
             }
@@ -51,6 +64,82 @@ macro_rules! impl_integer {
     )*};
 }
 impl_integer!(u64, u128);
+
+/// ⌈2¹²⁸ / radix⌉, for [`divrem_u64`] (radix ≥ 2).
+fn reciprocal(radix: u32) -> u128 {
+    u128::MAX / u128::from(radix) + 1
+}
+
+/// `value / radix` and `value % radix` by multiplying by `reciprocal` (⌈2¹²⁸ / radix⌉): the top
+/// 64 bits of the 192-bit product are the quotient, exactly for every 64-bit value (Lemire,
+/// Kaser and Kurz, "Faster remainder by direct computation", 2019), at the cost of three
+/// multiplications instead of a division.
+#[inline]
+fn divrem_u64(value: u64, radix: u32, reciprocal: u128) -> (u64, u32) {
+    let low = (u128::from(reciprocal as u64) * u128::from(value)) >> 64;
+    let high = (reciprocal >> 64) * u128::from(value);
+    let quotient = ((high + low) >> 64) as u64;
+    (quotient, (value - quotient * u64::from(radix)) as u32)
+}
+
+/// [`to_digits`] for many values of one domain: a radix shared by every digit is divided by
+/// multiplying by its reciprocal, worked out once.
+///
+/// ```
+/// use riffpe::{Domain, integer::{Converter, DigitOrder}};
+///
+/// let cards = Converter::new(Domain::Uniform { radix: 10, digits: 16 }, DigitOrder::BigEndian);
+/// let mut digits = [0; 16];
+/// cards.to_digits(4111_1111_1111_1111u64, &mut digits)?;
+/// assert_eq!(digits, [4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+/// # Ok::<(), riffpe::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Converter<'d> {
+    domain: Domain<'d>,
+    order: DigitOrder,
+    /// The shared radix's reciprocal, 0 if digits have radices of their own.
+    reciprocal: u128,
+}
+
+impl<'d> Converter<'d> {
+    /// A converter to the digits of `domain`, in `order`.
+    pub fn new(domain: Domain<'d>, order: DigitOrder) -> Self {
+        let reciprocal = match domain {
+            Domain::Uniform { radix, .. } if radix >= 2 => reciprocal(radix),
+            _ => 0,
+        };
+        Converter {
+            domain,
+            order,
+            reciprocal,
+        }
+    }
+
+    /// [`to_digits`] of `value`.
+    #[inline]
+    pub fn to_digits<T: Integer>(&self, value: T, out: &mut [u32]) -> Result<(), MessageError> {
+        let digits = self.domain.digits();
+        if out.len() != digits {
+            return Err(MessageError::MessageLength {
+                expected: digits,
+                actual: out.len(),
+            });
+        }
+        let mut rest = value;
+        for position in significance(digits, self.order) {
+            let radix = self.domain.radix(position).unwrap_or(2).max(2);
+            let (quotient, digit) = rest.divrem_by(radix, self.reciprocal);
+            out[position] = digit;
+            rest = quotient;
+        }
+        if rest.is_zero() {
+            Ok(())
+        } else {
+            Err(MessageError::ValueOutOfDomain { message: 0 })
+        }
+    }
+}
 
 mod sealed {
     pub trait Sealed {}
@@ -83,25 +172,12 @@ pub fn to_digits<T: Integer>(
     order: DigitOrder,
     out: &mut [u32],
 ) -> Result<(), MessageError> {
-    let digits = domain.digits();
-    if out.len() != digits {
-        return Err(MessageError::MessageLength {
-            expected: digits,
-            actual: out.len(),
-        });
-    }
-    let mut rest = value;
-    for position in significance(digits, order) {
-        let radix = domain.radix(position).unwrap_or(2).max(2);
-        let (quotient, digit) = rest.divrem(radix);
-        out[position] = digit;
-        rest = quotient;
-    }
-    if rest.is_zero() {
-        Ok(())
-    } else {
-        Err(MessageError::ValueOutOfDomain { message: 0 })
-    }
+    let converter = Converter {
+        domain,
+        order,
+        reciprocal: 0,
+    };
+    converter.to_digits(value, out)
 }
 
 /// The integer whose digits in `domain` are `digits`.
@@ -156,4 +232,21 @@ pub fn domain_size<T: Integer>(domain: Domain<'_>) -> Result<T, MessageError> {
             .ok_or(MessageError::DomainTooLarge { bits: T::BITS })?;
     }
     Ok(size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn division_by_the_reciprocal_is_division(
+            value in prop_oneof![any::<u64>(), Just(u64::MAX), 0u64..1000],
+            radix in prop_oneof![2u32..=300, any::<u32>().prop_map(|r| r.max(2)), Just(u32::MAX), Just(1 << 31)],
+        ) {
+            let expected = (value / u64::from(radix), (value % u64::from(radix)) as u32);
+            prop_assert_eq!(divrem_u64(value, radix, reciprocal(radix)), expected);
+        }
+    }
 }

@@ -172,12 +172,7 @@ pub fn to_digits<T: Integer>(
     order: DigitOrder,
     out: &mut [u32],
 ) -> Result<(), MessageError> {
-    let converter = Converter {
-        domain,
-        order,
-        reciprocal: 0,
-    };
-    converter.to_digits(value, out)
+    Converter::new(domain, order).to_digits(value, out)
 }
 
 /// The integer whose digits in `domain` are `digits`.

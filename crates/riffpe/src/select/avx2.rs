@@ -1,9 +1,12 @@
 //! The group kernel's passes in AVX2 intrinsics, for x86-64 without AVX-512 (the `unsafe` of this
 //! file is the same kind as `avx512`'s: intrinsics behind a detected CPU feature).
 //!
-//! The passes are those of `avx512`, a [`CHUNK`] of eight lanes held as two vectors of four
-//! keys. AVX2 compares 64-bit words only as signed numbers, so keys that are compared have
-//! their top bit flipped first (which turns unsigned order into signed order).
+//! The inverse passes are those of `avx512`, a [`CHUNK`] of eight lanes held as two vectors of
+//! four keys. AVX2 compares 64-bit words only as signed numbers, so keys that are compared have
+//! their top bit flipped first (which turns unsigned order into signed order). Forward sorts
+//! each lane's keys up to radix 16 ([`forward_small`]) and above it searches their two leading
+//! octets, 32 keys to a compare ([`lead_octets`]), which settles nearly every chunk; the
+//! constant-time search over all octets ([`search_octets`]) settles the rest.
 
 use core::arch::x86_64::*;
 
@@ -305,7 +308,7 @@ fn search_octets(
     let n = blocks.layout.n as usize;
     let zero = _mm256_setzero_si256();
     let sign = _mm256_set1_epi8(i8::MIN);
-    fill_octets::<{ OCTETS }>(blocks, quads, first, digits.len());
+    fill_octets::<OCTETS>(blocks, quads, first, digits.len());
     let x = octet_digits(digits);
 
     // As in `search_chunk`: the last octet's index bits are not searched for unless keys are

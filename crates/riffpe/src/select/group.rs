@@ -17,7 +17,9 @@
 //! - Forward (encryption): the rows, then one pass counts each lane's keys in 16 buckets of
 //!   their leading 4 bits (byte counters, packed eight to a word); a second marks the keys of
 //!   the bucket holding each lane's x-th key; then each lane's marked keys (a few) are
-//!   gathered into 16 slots, and the chunk's slots are sorted by a sorting network.
+//!   gathered into 16 slots, and the chunk's slots are sorted by a sorting network. (AVX2 has
+//!   its own forward: a network over all keys up to radix 16, a search of the keys' leading
+//!   octets above.)
 //!
 //! Keys and ties are those of [`KeyLayout`]: a key orders as its value unless two values share
 //! their leading bits, and then the values are compared in full (a cold path).

@@ -10,7 +10,10 @@
 //! In lockstep, keys are made from each lane's whole keystream and only counted per bucket,
 //! and forward gathers the one bucket in a pass over the keys; inverse (π⁻¹) counts the keys
 //! below one key in a single branch-free pass. On x86-64 with AVX2 or AVX-512 and radices up to
-//! 255, the group kernel does this for eight lanes at a time. Constant-time lockstep runs the
+//! 255, the group kernel does this for eight lanes at a time; with AVX2, forward instead sorts
+//! each lane's keys by a network up to radix 16, and above it searches the keys' two leading
+//! octets as the constant-time search does, stopping there once every lane's answer is the
+//! only key with its leading octets (else the search goes on). Constant-time lockstep runs the
 //! group kernel's constant-time passes up to radix 32 767 on every x86-64 and aarch64 CPU: π⁻¹
 //! by a masked pivot and a count, π by a bitwise search over parts of keys: with AVX2 their
 //! octets up to radix 256 (32 keys to a compare) and their 16-bit quarters above (sixteen), up to
@@ -114,8 +117,9 @@ pub enum Selection {
 
 impl Selection {
     /// The largest radix whose ciphers select in constant time unless told otherwise: up to
-    /// it, constant-time selection costs about 1.0 to 1.25 times the fast one (BENCHMARKS.md),
-    /// above it its search grows with the radix.
+    /// it, constant-time selection of one message costs about 1.0 to 1.25 times the fast one
+    /// (lockstep batches 1.3 to 1.8 times from radix 17 on; BENCHMARKS.md), above it its
+    /// search grows with the radix.
     pub const CONSTANT_TIME_DEFAULT_MAX_RADIX: u32 = 256;
 
     /// The selection of a cipher whose largest radix is `max_radix` when its builder is not

@@ -243,5 +243,22 @@ mod tests {
             let expected = (value / u64::from(radix), (value % u64::from(radix)) as u32);
             prop_assert_eq!(divrem_u64(value, radix, reciprocal(radix)), expected);
         }
+
+        #[test]
+        fn a_shared_radix_gives_the_digits_of_plain_division(
+            value in any::<u128>(),
+            radix in prop_oneof![2u32..=300, any::<u32>().prop_map(|r| r.max(2))],
+        ) {
+            // Enough digits for any u128: the value passes 2^64 on its way down.
+            let digits = (128 / (u32::BITS - radix.leading_zeros() - 1)) as usize + 1;
+            let domain = Domain::Uniform { radix, digits };
+            let mut out = [0; 129];
+            to_digits(value, domain, DigitOrder::LittleEndian, &mut out[..digits]).unwrap();
+            let mut rest = value;
+            for (position, &digit) in out[..digits].iter().enumerate() {
+                prop_assert_eq!(u128::from(digit), rest % u128::from(radix), "digit {}", position);
+                rest /= u128::from(radix);
+            }
+        }
     }
 }

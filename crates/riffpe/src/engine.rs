@@ -394,8 +394,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             (2, Some(previous)) => update::<2>(inputs, previous, i, phase),
             (_, Some(previous)) => update::<4>(inputs, previous, i, phase),
         }
-        // The chains, one per lane, in a local that stays in registers where the backend's
-        // blocks fit them: kept in memory, each block would wait on a store and a load.
+        // The chains, one per lane, through the CBC-MAC (its input XORed in block by block).
         let mut states = self.ivs.clone();
         let row_bytes = lanes * 16;
         for row in self.keystream[self.macs..][..lanes * mac_len].chunks_exact(row_bytes) {
@@ -447,8 +446,8 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             let keystream = &mut self.keystream[..(blocks + 1) * row_bytes];
             let (rows, _) = Array::slice_as_chunks_mut(keystream);
             if lanes == B::ParBlocksSize::USIZE {
-                // A fresh local, used only whole, stays in registers from row to row;
-                // `states`, which the MAC XORs block by block, is kept in memory.
+                // A fresh local, used only whole, stays in registers from row to row, so no
+                // block waits on a store and a load; `states`, XORed block by block, would not.
                 let mut chains = states.clone();
                 for row in rows.chunks_exact_mut(lanes).take(blocks) {
                     self.backend.encrypt_par_blocks_inplace(&mut chains);

@@ -16,9 +16,8 @@ pub enum DigitOrder {
 pub trait Integer: Copy + Ord + core::fmt::Debug + sealed::Sealed {
     /// Bits of the type.
     const BITS: u32;
-    #[doc(hidden)]
-    fn divrem(self, radix: u32) -> (Self, u32);
-    /// [`Integer::divrem`] with `reciprocal` = ⌈2¹²⁸ / radix⌉ (0: unknown).
+    /// `self / radix` and `self % radix`, by `reciprocal` = ⌈2¹²⁸ / radix⌉ while the value
+    /// fits 64 bits (0: divide).
     #[doc(hidden)]
     fn divrem_by(self, radix: u32, reciprocal: u128) -> (Self, u32);
     #[doc(hidden)]
@@ -34,18 +33,13 @@ macro_rules! impl_integer {
         impl Integer for $t {
             const BITS: u32 = <$t>::BITS;
             #[inline]
-            fn divrem(self, radix: u32) -> (Self, u32) {
-                let radix = <$t>::from(radix);
-                (self / radix, (self % radix) as u32)
-            }
-            #[inline]
             fn divrem_by(self, radix: u32, reciprocal: u128) -> (Self, u32) {
                 match u64::try_from(self) {
                     Ok(value) if reciprocal != 0 => {
                         let (quotient, digit) = divrem_u64(value, radix, reciprocal);
                         (quotient.into(), digit)
                     }
-                    _ => self.divrem(radix),
+                    _ => (self / <$t>::from(radix), (self % <$t>::from(radix)) as u32),
                 }
             }
             #[inline]

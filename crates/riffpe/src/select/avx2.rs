@@ -103,9 +103,8 @@ type Row = [__m256i; 2];
 #[target_feature(enable = "avx2")]
 fn forward_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     if blocks.layout.n as usize <= SMALL_RADIX {
-        // Each radix its own build, so that its network (pruned to it) inlines into the pass:
-        // one build for all, the network a call per half chunk with its keys passed through
-        // memory, ran 4–8 % slower.
+        // Each radix its own build, so that its network (pruned to it) inlines into the pass
+        // rather than being a call per half chunk with its keys passed through memory.
         macro_rules! by_radix {
             ($($n:literal)*) => {
                 match blocks.layout.n {

@@ -117,9 +117,9 @@ pub enum Selection {
 
 impl Selection {
     /// The largest radix whose ciphers select in constant time unless told otherwise: up to
-    /// it, constant-time selection of one message costs about 1.0 to 1.25 times the fast one
-    /// (lockstep batches 1.3 to 1.8 times from radix 17 on; BENCHMARKS.md), above it its
-    /// search grows with the radix.
+    /// it, constant-time selection costs little more than the fast one for one message and
+    /// somewhat more in lockstep (BENCHMARKS.md has the ratios); above it its search grows
+    /// with the radix.
     pub const CONSTANT_TIME_DEFAULT_MAX_RADIX: u32 = 256;
 
     /// The selection of a cipher whose largest radix is `max_radix` when its builder is not

@@ -185,6 +185,7 @@ fn constant_time(c: &mut Criterion) {
     let (mut group, log) = group(c, "throughput-encrypt-constant-time", 4);
     let configs = [
         ("Riffpe(10,16) b=18", 10, 16, 18),
+        ("Riffpe(36,8) b=16", 36, 8, 16),
         ("Riffpe(100,8) b=16", 100, 8, 16),
         ("Riffpe(200,4) b=16", 200, 4, 16),
         ("Riffpe(256,4) b=16", 256, 4, 16),

@@ -54,11 +54,26 @@ impl Avx2 {
         // SAFETY: as for `forward`.
         unsafe {
             if blocks.layout.n as usize <= OCTET_MAX_RADIX {
-                search_octets(blocks, work.quads(), first, digits)
+                let quads = work.quads();
+                search_gathered(blocks, quads, first, digits)
+                    .unwrap_or_else(|| search_octets(blocks, quads, first, digits))
             } else {
                 search_chunk(blocks, work.pairs(), first, digits)
             }
         }
+    }
+
+    /// [`search_gathered`] of the chunk of lanes from `first` on.
+    #[cfg(test)]
+    pub(super) fn search_gathered(
+        self,
+        blocks: &Blocks<'_>,
+        work: Work<'_>,
+        first: usize,
+        digits: &[u32],
+    ) -> Option<([u64; CHUNK], u32)> {
+        // SAFETY: as for `forward`.
+        unsafe { search_gathered(blocks, work.quads(), first, digits) }
     }
 
     /// [`lead_octets`] of the chunk of lanes from `first` on.
@@ -269,7 +284,8 @@ fn forward_constant_time_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut 
         let quads = work.quads();
         for (chunk, digits) in chunks {
             let first = chunk * CHUNK;
-            let found = search_octets(blocks, quads, first, digits);
+            let found = search_gathered(blocks, quads, first, digits)
+                .unwrap_or_else(|| search_octets(blocks, quads, first, digits));
             found_digits(blocks, first, found, quads.as_flattened_mut(), digits);
         }
     } else {
@@ -315,7 +331,7 @@ fn search_octets(
     let exact = blocks.layout.exact();
     let index_bits = if exact { 0 } else { blocks.layout.index_bits() };
     let mut under = zero;
-    let mut found = [zero; 8];
+    let mut found = [zero; OCTETS];
     for (o, found) in found.iter_mut().enumerate() {
         let lowest = if o == 7 { index_bits } else { 0 };
         *found = largest_octet_at_most(quads, o, lowest, under, x);
@@ -333,7 +349,7 @@ fn search_octets(
         let outside = _mm256_set1_epi8(!(blocks.layout.index_mask() as u8) as i8);
         // The padding rows of the last quad share all-ones leading bits, so they are masked out.
         let last = n.div_ceil(4) - 1;
-        let real = _mm256_set1_epi32((u32::MAX >> (8 * ((4 - n % 4) % 4))) as i32);
+        let real = real_rows(n);
         let mut same = zero;
         for (q, quad) in quads.iter().enumerate() {
             let this = load_vector(quad, 7);
@@ -351,13 +367,20 @@ fn search_octets(
                 _mm256_andnot_si256(outside, _mm256_and_si256(lead, unflipped)),
             );
         }
-        let alone = _mm256_cmpeq_epi32(per_lane(same), _mm256_set1_epi32(1));
-        let alone = _mm256_movemask_ps(_mm256_castsi256_ps(alone)) as u32;
-        ties = (0..CHUNK).fold(0, |ties, p| {
-            ties | u32::from(alone >> p & 1 == 0) << OCTET_LANES[p]
-        });
+        ties = lanes_where(
+            _mm256_cmpeq_epi32(per_lane(same), _mm256_set1_epi32(1)),
+            false,
+        );
     }
-    // A word's bytes: each octet's found value four times over; the index in one row's byte.
+    (found_keys(found, index), ties & !(u32::MAX << digits.len()))
+}
+
+/// Each lane's key from its octets as the octet searches find them (per lane, in its word, the
+/// value four times over, sign-flipped) and, in one byte of its word, its index.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn found_keys(found: [__m256i; OCTETS], index: __m256i) -> [u64; CHUNK] {
+    let sign = _mm256_set1_epi8(i8::MIN);
     let byte = |v: __m256i| {
         let mut words = [0u32; CHUNK];
         // SAFETY: `words` is 32 writable bytes; the store is unaligned.
@@ -366,14 +389,231 @@ fn search_octets(
     };
     let octets = found.map(|octet| byte(_mm256_xor_si256(octet, sign)));
     let index = byte(index);
-    let found = core::array::from_fn(|l| {
+    core::array::from_fn(|l| {
         let p = OCTET_LANES[l];
         let lead = octets
             .iter()
             .fold(0, |key, octet| key << 8 | u64::from(octet[p] & 0xff));
         lead | u64::from(index[p].to_le_bytes().iter().fold(0, |i, b| i | b))
+    })
+}
+
+/// The lanes (bit `l` for lane `l`) whose word of `words` is all ones if `set`, else zero.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn lanes_where(words: __m256i, set: bool) -> u32 {
+    let ones = _mm256_movemask_ps(_mm256_castsi256_ps(words)) as u32;
+    let ones = if set { ones } else { !ones };
+    (0..CHUNK).fold(0, |lanes, p| lanes | (ones >> p & 1) << OCTET_LANES[p])
+}
+
+/// Keys of a lane [`gather`] keeps: one quad, a byte each in the lane's word.
+const GATHERED: usize = 4;
+
+/// Largest radix at which [`search_gathered`] gathers after two leading octets rather than
+/// three. Five of n keys share two octets with probability below C(n, 5)·2^-64 per step
+/// (2^-46 at radix 32), of the order of a tie of leading bits (`Selection::ConstantTime`);
+/// three octets make it C(n, 5)·2^-96 (2^-62 at radix 256) and cost eight more passes.
+const GATHER_AFTER_TWO_MAX_RADIX: usize = 32;
+
+/// [`search_octets`] with the same branches and addresses whatever the keys, as long as at
+/// most [`GATHERED`] keys of each lane share its answer's `LEAD` leading octets (2 up to radix
+/// [`GATHER_AFTER_TWO_MAX_RADIX`], else 3), else `None`: the leading octets are searched for
+/// over all keys, then the keys that share them are gathered into one quad ([`gather`]) and
+/// ranked there ([`settle_gathered`]).
+#[target_feature(enable = "avx2")]
+fn search_gathered(
+    blocks: &Blocks<'_>,
+    quads: &mut [[u64; 4 * CHUNK]],
+    first: usize,
+    digits: &[u32],
+) -> Option<([u64; CHUNK], u32)> {
+    if blocks.layout.n as usize <= GATHER_AFTER_TWO_MAX_RADIX {
+        search_gathered_after::<2>(blocks, quads, first, digits)
+    } else {
+        search_gathered_after::<3>(blocks, quads, first, digits)
+    }
+}
+
+/// [`search_gathered`] after `LEAD` leading octets.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn search_gathered_after<const LEAD: usize>(
+    blocks: &Blocks<'_>,
+    quads: &mut [[u64; 4 * CHUNK]],
+    first: usize,
+    digits: &[u32],
+) -> Option<([u64; CHUNK], u32)> {
+    fill_octets::<OCTETS>(blocks, quads, first, digits.len());
+    let zero = _mm256_setzero_si256();
+    let x = octet_digits(digits);
+    let (mut found, mut under) = ([zero; OCTETS], zero);
+    for (o, found) in found.iter_mut().enumerate().take(LEAD) {
+        *found = largest_octet_at_most(quads, o, 0, under, x);
+        let (below, _) = narrow(quads, o, *found, o + 1 < LEAD);
+        under = _mm256_add_epi32(under, per_lane(below));
+    }
+    let (gathered, count) = gather::<LEAD>(quads, real_rows(blocks.layout.n as usize));
+    // Lanes past the chunk's end, whose keys all tie, do not count.
+    let absent = (0..CHUNK).fold(0, |absent, p| {
+        absent | i32::from(OCTET_LANES[p] >= digits.len()) << p
     });
-    (found, ties & !(u32::MAX << digits.len()))
+    let over = _mm256_cmpgt_epi32(count, _mm256_set1_epi32(GATHERED as i32));
+    if _mm256_movemask_ps(_mm256_castsi256_ps(over)) & !absent != 0 {
+        return None;
+    }
+    let (found, ties) = settle_gathered::<LEAD>(&blocks.layout, &gathered, found, under, x);
+    Some((found, ties & !(u32::MAX << digits.len())))
+}
+
+/// The keys marked in the octet `LEAD − 1` vectors of `quads` (`real` masking the last quad's
+/// padding rows), gathered into one quad of the same layout: a lane's `s`-th marked key (in
+/// row order) into byte `s` of its words, its octets from `LEAD` on (the marks' vector then
+/// marks the bytes filled, the others hold the largest octets). Also returns each lane's count
+/// of marked keys (in its word, at most 255); keys past the first [`GATHERED`] are left out.
+///
+/// A quad's marked keys go to their bytes by one shuffle for all its octets: each byte of the
+/// destination picks the row whose slot (marked keys before it) is the byte's place.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn gather<const LEAD: usize>(
+    quads: &[[u64; 4 * CHUNK]],
+    real: __m256i,
+) -> ([u64; 4 * CHUNK], __m256i) {
+    let zero = _mm256_setzero_si256();
+    // Byte r of every word is r; `source[r]` spreads byte r of each word over the word.
+    let place = _mm256_set1_epi32(0x0302_0100);
+    let source: [__m256i; 4] = core::array::from_fn(|r| word_shuffle(|_| r));
+    let out_of_range = _mm256_set1_epi8(0x40);
+    let mut before = zero;
+    let mut kept = [zero; OCTETS];
+    for (q, quad) in quads.iter().enumerate() {
+        let marks = load_vector(quad, LEAD - 1);
+        let marks = if q == quads.len() - 1 {
+            _mm256_and_si256(marks, real)
+        } else {
+            marks
+        };
+        // Marked keys up to each row of the word (bytes of 0 or 1 summed upwards).
+        let ones = _mm256_sub_epi8(zero, marks);
+        let upto = _mm256_add_epi8(ones, _mm256_slli_epi32::<8>(ones));
+        let upto = _mm256_add_epi8(upto, _mm256_slli_epi32::<16>(upto));
+        // Counts saturate, so that a slot past the first few never wraps round into them.
+        let slot = _mm256_adds_epu8(_mm256_sub_epi8(upto, ones), before);
+        let slot = _mm256_or_si256(slot, _mm256_andnot_si256(marks, out_of_range));
+        let mut pick = _mm256_set1_epi8(i8::MIN);
+        for source in source {
+            let hit = _mm256_cmpeq_epi8(_mm256_shuffle_epi8(slot, source), place);
+            pick = _mm256_blendv_epi8(pick, source, hit);
+        }
+        for (o, kept) in kept.iter_mut().enumerate().skip(LEAD) {
+            let octets = load_vector(quad, o);
+            *kept = _mm256_or_si256(*kept, _mm256_shuffle_epi8(octets, pick));
+        }
+        before = _mm256_adds_epu8(before, _mm256_shuffle_epi8(upto, source[3]));
+    }
+    let count = _mm256_and_si256(before, _mm256_set1_epi32(0xff));
+    let filled = _mm256_cmpgt_epi8(
+        _mm256_min_epu8(before, _mm256_set1_epi8(GATHERED as i8)),
+        place,
+    );
+    let mut gathered = [0u64; 4 * CHUNK];
+    store_vector(&mut gathered, LEAD - 1, filled);
+    let largest = _mm256_set1_epi8(i8::MAX);
+    for (o, kept) in kept.into_iter().enumerate().skip(LEAD) {
+        store_vector(&mut gathered, o, _mm256_blendv_epi8(largest, kept, filled));
+    }
+    (gathered, count)
+}
+
+/// The mask of the real rows of the last quad of radix `n` (the others pad it).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn real_rows(n: usize) -> __m256i {
+    _mm256_set1_epi32((u32::MAX >> (8 * ((4 - n % 4) % 4))) as i32)
+}
+
+/// The search of [`search_gathered`] over the keys it gathered (octets `LEAD` on, `filled`
+/// marking the bytes that hold keys): each key ranked against the others by a compare of all
+/// its octets with theirs, for each of the three turns of its word, rather than a pass a bit.
+/// `found` holds the leading octets, `under` counts each lane's keys below the gathered ones.
+/// Each lane's key of rank `x` and the lanes where another key ties its leading bits.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn settle_gathered<const LEAD: usize>(
+    layout: &KeyLayout,
+    gathered: &[u64; 4 * CHUNK],
+    mut found: [__m256i; OCTETS],
+    under: __m256i,
+    x: __m256i,
+) -> ([u64; CHUNK], u32) {
+    let zero = _mm256_setzero_si256();
+    let octets: [__m256i; OCTETS] = core::array::from_fn(|o| load_vector(gathered, o));
+    let filled = octets[LEAD - 1];
+    // Ties are of the bits above the index (and none if keys are exact).
+    let outside = _mm256_set1_epi8(!(layout.index_mask() as u8) as i8);
+    let (mut rank, mut tied) = (zero, zero);
+    for d in 1..4 {
+        let turn = word_shuffle(|s| (s + d) % 4);
+        let other = octets.map(|v| _mm256_shuffle_epi8(v, turn));
+        let mut below = _mm256_cmpgt_epi8(octets[7], other[7]);
+        let mut same = _mm256_cmpeq_epi8(
+            _mm256_and_si256(octets[7], outside),
+            _mm256_and_si256(other[7], outside),
+        );
+        same = _mm256_and_si256(same, _mm256_shuffle_epi8(filled, turn));
+        for o in (LEAD..7).rev() {
+            let equal = _mm256_cmpeq_epi8(octets[o], other[o]);
+            below = _mm256_or_si256(
+                _mm256_cmpgt_epi8(octets[o], other[o]),
+                _mm256_and_si256(equal, below),
+            );
+            same = _mm256_and_si256(same, equal);
+        }
+        rank = _mm256_sub_epi8(rank, below);
+        tied = _mm256_or_si256(tied, same);
+    }
+    // The gathered keys' ranks are below four: the rank looked for is in a word's first byte.
+    let wanted = _mm256_shuffle_epi8(_mm256_sub_epi32(x, under), word_shuffle(|_| 0));
+    let answer = _mm256_and_si256(_mm256_cmpeq_epi8(rank, wanted), filled);
+    for (o, found) in found.iter_mut().enumerate().skip(LEAD) {
+        // The answer's octet, in one byte of the word, spread over the word.
+        let octet = _mm256_and_si256(octets[o], answer);
+        let octet = _mm256_or_si256(
+            octet,
+            _mm256_shuffle_epi8(octet, word_shuffle(|s| (s + 1) % 4)),
+        );
+        *found = _mm256_or_si256(
+            octet,
+            _mm256_shuffle_epi8(octet, word_shuffle(|s| (s + 2) % 4)),
+        );
+    }
+    let ties = if layout.exact() {
+        0
+    } else {
+        lanes_where(
+            _mm256_cmpeq_epi32(_mm256_and_si256(tied, answer), zero),
+            false,
+        )
+    };
+    (found_keys(found, zero), ties)
+}
+
+/// The shuffle of each word's bytes that gives byte `s` byte `source(s)` of the same word.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn word_shuffle(source: impl Fn(usize) -> usize) -> __m256i {
+    let word = |w: usize| i32::from_le_bytes(core::array::from_fn(|s| (4 * w + source(s)) as u8));
+    _mm256_setr_epi32(
+        word(0),
+        word(1),
+        word(2),
+        word(3),
+        word(0),
+        word(1),
+        word(2),
+        word(3),
+    )
 }
 
 /// Octets of keys searched: all eight ([`search_octets`]) or the leading [`LEAD_OCTETS`]

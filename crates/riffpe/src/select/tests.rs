@@ -425,6 +425,88 @@ mod group {
         }
     }
 
+    /// Sets byte `j` of value `k` of lane `lane` in a keystream of `lanes` lanes.
+    #[cfg(target_arch = "x86_64")]
+    fn set_byte(
+        bytes: &mut [u8],
+        (lanes, lane, b): (usize, usize, usize),
+        k: usize,
+        j: usize,
+        to: u8,
+    ) {
+        let offset = k * b + j;
+        bytes[((offset / 16) * lanes + lane) * 16 + offset % 16] = to;
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn gathered_search_answers_up_to_four_keys_sharing_leading_octets() {
+        // Noise keys share no leading octets, and the proptests' tiny alphabets share them
+        // among more keys than are gathered, so the gathered search's own cases are made here:
+        // lane 1's smallest keys share the octets searched before the gathering (two up to
+        // radix 32, else three) with 1 to 5 others (spread over quads and rows), two of them all
+        // eight octets if `tie` (a tie of leading bits).
+        let Some(avx2) = crate::select::avx2::Avx2::detect() else {
+            return;
+        };
+        for (n, b, lanes) in [
+            (100usize, 16usize, 8usize),
+            (255, 18, 5),
+            (17, 16, 8),
+            (32, 16, 3),
+            (33, 16, 8),
+            (256, 16, 8),
+        ] {
+            let lead = if n <= 32 { 2 } else { 3 };
+            let cases = (1..=5usize).flat_map(|sharing| {
+                [false, true].map(|tie| [false, true].map(|top| (sharing, tie, top)))
+            });
+            for (sharing, tie, top) in cases.flatten() {
+                let mut bytes = noise(((n * b).div_ceil(16) + 1) * lanes * 16);
+                let shared = [n - 1, 2, 7, n / 2 + 1, 5];
+                // At the top, the padding rows share the leading octets too.
+                let prefix = if top { 0xff } else { 0 };
+                for (i, &k) in shared[..sharing].iter().enumerate() {
+                    for j in 0..lead {
+                        set_byte(&mut bytes, (lanes, 1, b), k, j, prefix);
+                    }
+                    // The first two are the smallest of them, and tied if `tie`.
+                    let next = if i < 2 { 0x5a } else { 0xf0 + i as u8 };
+                    set_byte(&mut bytes, (lanes, 1, b), k, lead, next);
+                    if tie && i < 2 {
+                        for j in lead + 1..8 {
+                            set_byte(&mut bytes, (lanes, 1, b), k, j, 0x5a);
+                        }
+                    }
+                }
+                let mut digits: Vec<u32> =
+                    (0..lanes as u32).map(|l| (l * 37 + 5) % n as u32).collect();
+                let smallest = if top { n - sharing } else { 0 } as u32;
+                digits[1] = smallest + (sharing as u32 - 1).min(1);
+                let mut keys = std::vec![0u64; Work::words(n as u32)];
+                let blocks = Blocks::new(&bytes, lanes, KeyLayout::new(n as u32, b));
+                let gathered =
+                    avx2.search_gathered(&blocks, Work::new(&mut keys, n as u32), 0, &digits);
+                assert_eq!(gathered.is_some(), sharing <= 4, "n {n}, {sharing} sharing");
+                if let Some((_, ties)) = gathered {
+                    assert_eq!(
+                        ties,
+                        u32::from(tie && sharing >= 2) << 1,
+                        "n {n}, {sharing}"
+                    );
+                }
+                let case = (lanes, n, b, bytes, digits);
+                for group in ConstantTimeGroup::available().into_iter().flatten() {
+                    check_search(group, &case).unwrap();
+                    let forward = move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| {
+                        group.select(b, w, d, true)
+                    };
+                    check(&case, &[("constant-time group forward", &forward, true)]).unwrap();
+                }
+            }
+        }
+    }
+
     #[test]
     fn padding_does_not_tie_a_key_of_all_ones() {
         // A radix that is not a multiple of the rows stored together (two quarters, four

@@ -6,7 +6,10 @@
 //! their top bit flipped first (which turns unsigned order into signed order). Forward sorts
 //! each lane's keys up to radix 16 ([`forward_small`]) and above it searches their two leading
 //! octets, 32 keys to a compare ([`lead_octets`]), which settles nearly every chunk; the
-//! constant-time search over all octets ([`search_octets`]) settles the rest.
+//! constant-time search over all octets ([`search_octets`]) settles the rest. The constant-time
+//! forward searches two or three leading octets, then gathers the keys that share them and
+//! ranks them against each other ([`search_gathered`]), unless more share them than are
+//! gathered (then it searches all octets too).
 
 use core::arch::x86_64::*;
 
@@ -274,9 +277,10 @@ fn each_row(blocks: &Blocks<'_>, first: usize, count: usize, mut f: impl FnMut(u
 }
 
 /// π(x) for every lane above radix [`SMALL_RADIX`] without a branch or an address that depends
-/// on the keys or the digits (save a tie of leading bits, see `Selection::ConstantTime`): the
-/// key of rank x searched for bit by bit, 32 keys to a compare up to radix 256
-/// ([`search_octets`]), sixteen above ([`search_chunk`]).
+/// on the keys or the digits (save the rare exceptions `Selection::ConstantTime` gives): up to
+/// radix 256 the key of rank x searched for bit by bit over the leading octets, 32 keys to a
+/// compare, and ranked among the keys that share them ([`search_gathered`], else
+/// [`search_octets`]); sixteen keys to a compare over all bits above ([`search_chunk`]).
 #[target_feature(enable = "avx2")]
 fn forward_constant_time_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     let chunks = digits[..blocks.lanes].chunks_mut(CHUNK).enumerate();

@@ -16,9 +16,10 @@
 //! only key with its leading octets (else the search goes on). Constant-time lockstep runs the
 //! group kernel's constant-time passes up to radix 32 767 on every x86-64 and aarch64 CPU: π⁻¹
 //! by a masked pivot and a count, π by a bitwise search over parts of keys: with AVX2 their
-//! octets up to radix 256 (32 keys to a compare) and their 16-bit quarters above (sixteen), up to
-//! radix 16 each lane's keys sorted by a network of fixed compare-exchanges; 16-bit quarters
-//! with SSE2 or NEON (eight keys to a compare).
+//! leading two or three octets up to radix 256 (32 keys to a compare), after which the few keys
+//! that share them are gathered and ranked against each other, and their 16-bit quarters above
+//! (sixteen), up to radix 16 each lane's keys sorted by a network of fixed compare-exchanges;
+//! 16-bit quarters with SSE2 or NEON (eight keys to a compare).
 //!
 //! Constant-time π of one message ranks each key as it arrives below radix 128 and searches
 //! for the key of rank x after the chain from there on (`constant_time`; up to radix 256 over
@@ -106,20 +107,24 @@ pub enum Selection {
     /// keys' 16-bit quarters, sixteen keys to a pair of 128-bit vectors (SSE2, NEON; 2 KiB of
     /// stack), above it two bits a pass over whole keys. In lockstep on x86-64 and aarch64 with
     /// radices up to 32 767, the group kernel's constant-time passes select for eight lanes at
-    /// a time: encryption searches a bit a pass over the keys' octets with AVX2 up to radix
-    /// 256 (32 keys to a compare) and over their 16-bit quarters above (sixteen), and over
-    /// quarters with SSE2 or NEON (eight).
-    /// The one exception is a tie of a value's leading 64 bits with another's, which happens with
-    /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100) and then compares
-    /// the two values in full. The default up to radix 256.
+    /// a time: encryption searches a bit a pass with AVX2 up to radix 256 over the keys'
+    /// leading two octets (up to radix 32) or three (32 keys to a compare), then ranks the at
+    /// most four keys of a lane that share them against each other, over their 16-bit quarters
+    /// above radix 256 (sixteen), and over quarters with SSE2 or NEON (eight).
+    /// The exceptions: a tie of a value's leading 64 bits with another's, which happens with
+    /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100), compares the
+    /// two values in full; and in lockstep with AVX2 up to radix 256, five keys of a lane that
+    /// share those two or three leading octets, with probability below C(n, 5)·2^-64 per step up
+    /// to radix 32 (2^-46 at 32) and C(n, 5)·2^-96 above (2^-62 at 256), make its chunk of
+    /// eight lanes search over all the keys' bits. The default up to radix 256.
     ConstantTime,
 }
 
 impl Selection {
     /// The largest radix whose ciphers select in constant time unless told otherwise: up to
-    /// it, constant-time selection costs little more than the fast one for one message and
-    /// somewhat more in lockstep (BENCHMARKS.md has the ratios); above it its search grows
-    /// with the radix.
+    /// it, constant-time selection costs little more than the fast one, one message at a time
+    /// and in lockstep (BENCHMARKS.md has the ratios); above it its search grows with the
+    /// radix.
     pub const CONSTANT_TIME_DEFAULT_MAX_RADIX: u32 = 256;
 
     /// The selection of a cipher whose largest radix is `max_radix` when its builder is not

@@ -402,6 +402,14 @@ fn found_keys(found: [__m256i; OCTETS], index: __m256i) -> [u64; CHUNK] {
     })
 }
 
+/// The words of an octet vector (bit `p` for word `p`) whose lanes lie past the first `count`.
+#[inline]
+fn absent_words(count: usize) -> i32 {
+    (0..CHUNK).fold(0, |absent, p| {
+        absent | i32::from(OCTET_LANES[p] >= count) << p
+    })
+}
+
 /// The lanes (bit `l` for lane `l`) whose word of `words` is all ones if `set`, else zero.
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -459,9 +467,7 @@ fn search_gathered_after<const LEAD: usize>(
     }
     let (gathered, count) = gather::<LEAD>(quads, real_rows(blocks.layout.n as usize));
     // Lanes past the chunk's end, whose keys all tie, do not count.
-    let absent = (0..CHUNK).fold(0, |absent, p| {
-        absent | i32::from(OCTET_LANES[p] >= digits.len()) << p
-    });
+    let absent = absent_words(digits.len());
     let over = _mm256_cmpgt_epi32(count, _mm256_set1_epi32(GATHERED as i32));
     if _mm256_movemask_ps(_mm256_castsi256_ps(over)) & !absent != 0 {
         return None;
@@ -710,9 +716,7 @@ fn lead_octets(
     fill_octets::<LEAD_OCTETS>(blocks, quads, first, digits.len());
     let x = octet_digits(digits);
     // Lanes past the chunk's end, whose keys all tie, are not waited for.
-    let absent = (0..CHUNK).fold(0, |absent, p| {
-        absent | i32::from(OCTET_LANES[p] >= digits.len()) << p
-    });
+    let absent = absent_words(digits.len());
     let mut under = _mm256_setzero_si256();
     for o in 0..LEAD_OCTETS {
         let found = largest_octet_at_most(quads, o, 0, under, x);

@@ -371,10 +371,7 @@ fn search_octets(
                 _mm256_andnot_si256(outside, _mm256_and_si256(lead, unflipped)),
             );
         }
-        ties = lanes_where(
-            _mm256_cmpeq_epi32(per_lane(same), _mm256_set1_epi32(1)),
-            false,
-        );
+        ties = lanes_clear(_mm256_cmpeq_epi32(per_lane(same), _mm256_set1_epi32(1)));
     }
     (found_keys(found, index), ties & !(u32::MAX << digits.len()))
 }
@@ -410,13 +407,12 @@ fn absent_words(count: usize) -> i32 {
     })
 }
 
-/// The lanes (bit `l` for lane `l`) whose word of `words` is all ones if `set`, else zero.
+/// The lanes (bit `l` for lane `l`) whose word of `masks` (each all ones or zero) is zero.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn lanes_where(words: __m256i, set: bool) -> u32 {
-    let ones = _mm256_movemask_ps(_mm256_castsi256_ps(words)) as u32;
-    let ones = if set { ones } else { !ones };
-    (0..CHUNK).fold(0, |lanes, p| lanes | (ones >> p & 1) << OCTET_LANES[p])
+fn lanes_clear(masks: __m256i) -> u32 {
+    let clear = !_mm256_movemask_ps(_mm256_castsi256_ps(masks)) as u32;
+    (0..CHUNK).fold(0, |lanes, p| lanes | (clear >> p & 1) << OCTET_LANES[p])
 }
 
 /// Keys of a lane [`gather`] keeps: one quad, a byte each in the lane's word.
@@ -601,10 +597,7 @@ fn settle_gathered<const LEAD: usize>(
     let ties = if layout.exact() {
         0
     } else {
-        lanes_where(
-            _mm256_cmpeq_epi32(_mm256_and_si256(tied, answer), zero),
-            false,
-        )
+        lanes_clear(_mm256_cmpeq_epi32(_mm256_and_si256(tied, answer), zero))
     };
     (found_keys(found, zero), ties)
 }

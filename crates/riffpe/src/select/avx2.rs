@@ -7,9 +7,9 @@
 //! each lane's keys up to radix 16 ([`forward_small`]) and above it searches their two leading
 //! octets, 32 keys to a compare ([`lead_octets`]), which settles nearly every chunk; the
 //! constant-time search over all octets ([`search_octets`]) settles the rest. The constant-time
-//! forward searches two or three leading octets, then gathers the keys that share them and
-//! ranks them against each other ([`search_gathered`]), unless more share them than are
-//! gathered (then it searches all octets too).
+//! forward ([`search_octets_constant_time`]) searches two or three leading octets, then gathers
+//! the keys that share them and ranks them against each other ([`search_gathered`]), unless
+//! more share them than are gathered (then it searches all octets too).
 
 use core::arch::x86_64::*;
 
@@ -57,9 +57,7 @@ impl Avx2 {
         // SAFETY: as for `forward`.
         unsafe {
             if blocks.layout.n as usize <= OCTET_MAX_RADIX {
-                let quads = work.quads();
-                search_gathered(blocks, quads, first, digits)
-                    .unwrap_or_else(|| search_octets(blocks, quads, first, digits))
+                search_octets_constant_time(blocks, work.quads(), first, digits)
             } else {
                 search_chunk(blocks, work.pairs(), first, digits)
             }
@@ -139,6 +137,8 @@ fn forward_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
             if let Some(rows) = lead_octets(blocks, quads, first, digits) {
                 digits.copy_from_slice(&rows[..digits.len()]);
             } else {
+                // Rare: the full search, a call of its own (the gathered search would be
+                // inlined here and grow the loop that runs for nearly every chunk).
                 let found = search_octets(blocks, quads, first, digits);
                 found_digits(blocks, first, found, quads.as_flattened_mut(), digits);
             }
@@ -279,8 +279,8 @@ fn each_row(blocks: &Blocks<'_>, first: usize, count: usize, mut f: impl FnMut(u
 /// π(x) for every lane above radix [`SMALL_RADIX`] without a branch or an address that depends
 /// on the keys or the digits (save the rare exceptions `Selection::ConstantTime` gives): up to
 /// radix 256 the key of rank x searched for bit by bit over the leading octets, 32 keys to a
-/// compare, and ranked among the keys that share them ([`search_gathered`], else
-/// [`search_octets`]); sixteen keys to a compare over all bits above ([`search_chunk`]).
+/// compare, and ranked among the keys that share them ([`search_octets_constant_time`]);
+/// sixteen keys to a compare over all bits above ([`search_chunk`]).
 #[target_feature(enable = "avx2")]
 fn forward_constant_time_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     let chunks = digits[..blocks.lanes].chunks_mut(CHUNK).enumerate();
@@ -288,8 +288,7 @@ fn forward_constant_time_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut 
         let quads = work.quads();
         for (chunk, digits) in chunks {
             let first = chunk * CHUNK;
-            let found = search_gathered(blocks, quads, first, digits)
-                .unwrap_or_else(|| search_octets(blocks, quads, first, digits));
+            let found = search_octets_constant_time(blocks, quads, first, digits);
             found_digits(blocks, first, found, quads.as_flattened_mut(), digits);
         }
     } else {
@@ -300,6 +299,21 @@ fn forward_constant_time_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut 
             found_digits(blocks, first, found, pairs.as_flattened_mut(), digits);
         }
     }
+}
+
+/// Each lane's key of rank x of the chunk of lanes from `first` on, and the lanes whose key ties
+/// another's leading bits, up to radix [`OCTET_MAX_RADIX`]: [`search_gathered`], or where more
+/// keys share the leading octets than it gathers, [`search_octets`].
+#[inline]
+#[target_feature(enable = "avx2")]
+fn search_octets_constant_time(
+    blocks: &Blocks<'_>,
+    quads: &mut [[u64; 4 * CHUNK]],
+    first: usize,
+    digits: &[u32],
+) -> ([u64; CHUNK], u32) {
+    search_gathered(blocks, quads, first, digits)
+        .unwrap_or_else(|| search_octets(blocks, quads, first, digits))
 }
 
 /// Largest radix of [`search_octets`]: its counts are bytes (a byte counts the keys of one
@@ -420,8 +434,9 @@ const GATHERED: usize = 4;
 
 /// Largest radix at which [`search_gathered`] gathers after two leading octets rather than
 /// three. Five of n keys share two octets with probability below C(n, 5)·2^-64 per step
-/// (2^-46 at radix 32), of the order of a tie of leading bits (`Selection::ConstantTime`);
-/// three octets make it C(n, 5)·2^-96 (2^-62 at radix 256) and cost eight more passes.
+/// (2^-51 at radix 17 and 2^-46 at 32, where a tie of leading bits, `Selection::ConstantTime`,
+/// is below 2^-51 and 2^-49); three octets make it C(n, 5)·2^-96 (2^-62 at radix 256) and cost
+/// eight more passes.
 const GATHER_AFTER_TWO_MAX_RADIX: usize = 32;
 
 /// [`search_octets`] with the same branches and addresses whatever the keys, as long as at

@@ -107,10 +107,10 @@ pub enum Selection {
     /// keys' 16-bit quarters, sixteen keys to a pair of 128-bit vectors (SSE2, NEON; 2 KiB of
     /// stack), above it two bits a pass over whole keys. In lockstep on x86-64 and aarch64 with
     /// radices up to 32 767, the group kernel's constant-time passes select for eight lanes at
-    /// a time: encryption searches a bit a pass with AVX2 up to radix 256 over the keys'
-    /// leading two octets (up to radix 32) or three (32 keys to a compare), then ranks the at
-    /// most four keys of a lane that share them against each other, over their 16-bit quarters
-    /// above radix 256 (sixteen), and over quarters with SSE2 or NEON (eight).
+    /// a time. Encryption with AVX2 searches a bit a pass over the keys' leading two octets up
+    /// to radix 32, three up to radix 256 (32 keys to a compare), then ranks the at most four
+    /// keys of a lane that share them against each other; above radix 256 it searches their
+    /// 16-bit quarters (sixteen to a compare), and with SSE2 or NEON their quarters (eight).
     /// The exceptions: a tie of a value's leading 64 bits with another's, which happens with
     /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100), compares the
     /// two values in full; and in lockstep with AVX2 up to radix 256, five keys of a lane that

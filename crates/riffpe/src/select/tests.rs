@@ -408,11 +408,8 @@ mod group {
             }
             // Lane 1's values all start with two zero bytes: its key of rank x shares them.
             for k in 0..n {
-                let (block, at) = ((k * b) / 16, (k * b) % 16);
-                for byte in [at, at + 1] {
-                    let (block, byte) = (block + byte / 16, byte % 16);
-                    bytes[(block * lanes + 1) * 16 + byte] = 0;
-                }
+                set_byte(&mut bytes, (lanes, 1, b), k, 0, 0);
+                set_byte(&mut bytes, (lanes, 1, b), k, 1, 0);
             }
             let blocks = Blocks::new(&bytes, lanes, KeyLayout::new(n as u32, b));
             let work = Work::new(&mut keys, n as u32);

@@ -252,7 +252,14 @@ impl FormatCipher {
             groups.entry(&plan.radices).or_default().push(i);
         }
         let mut scratch = Scratch::default();
-        let mut outputs: Vec<Vec<u32>> = plans.iter().map(|p| p.digits.clone()).collect();
+        // Every value's digits, back to back: value i's from starts[i] on.
+        let mut starts = Vec::with_capacity(len);
+        let mut outputs: Vec<u32> = Vec::new();
+        for plan in &plans {
+            starts.push(outputs.len());
+            outputs.extend_from_slice(&plan.digits);
+        }
+        let span = |i: usize| starts[i]..starts[i] + plans[i].digits.len();
         let mut messages: Vec<u32> = Vec::new();
         let mut tweaks: Vec<&[u8]> = Vec::new();
         for (radices, members) in &groups {
@@ -267,21 +274,22 @@ impl FormatCipher {
             messages.clear();
             tweaks.clear();
             for &i in members {
-                messages.extend_from_slice(&outputs[i]);
+                messages.extend_from_slice(&outputs[span(i)]);
                 tweaks.push(&plans[i].tweak);
             }
             fpe.apply_many(&tweaks, &mut messages, direction, &mut scratch)
                 .map_err(at)?;
             for (&i, chunk) in members.iter().zip(messages.chunks_exact(radices.len())) {
-                outputs[i].copy_from_slice(chunk);
-                self.walk(&plans[i], &fpe, &mut outputs[i], direction)
+                let output = &mut outputs[span(i)];
+                output.copy_from_slice(chunk);
+                self.walk(&plans[i], &fpe, output, direction)
                     .map_err(|error| BulkError { index: i, error })?;
             }
         }
         Ok(plans
             .iter()
-            .zip(&outputs)
-            .map(|(plan, digits)| self.format.render(plan, digits))
+            .enumerate()
+            .map(|(i, plan)| self.format.render(plan, &outputs[span(i)]))
             .collect())
     }
 }

@@ -323,14 +323,19 @@ impl Format {
     /// (layout in the crate docs).
     pub fn encoding(&self) -> Vec<u8> {
         let mut out = Vec::new();
-        let mut body = Vec::new();
-        body.extend_from_slice(&(self.alphabets.len() as u16).to_le_bytes());
-        for a in &self.alphabets {
-            a.encode(&mut body);
-        }
-        tweak::field(&mut out, tweak::FORMAT_ALPHABETS, &body);
-        body.clear();
-        match &self.shape {
+        self.write_encoding(&mut out);
+        out
+    }
+
+    /// Appends [`Format::encoding`] to `out`.
+    fn write_encoding(&self, out: &mut Vec<u8>) {
+        tweak::field(out, tweak::FORMAT_ALPHABETS, |body| {
+            body.extend_from_slice(&(self.alphabets.len() as u16).to_le_bytes());
+            for a in &self.alphabets {
+                a.encode(body);
+            }
+        });
+        tweak::field(out, tweak::FORMAT_SHAPE, |body| match &self.shape {
             Shape::Template(items) => {
                 body.push(0x01);
                 let mut i = 0;
@@ -359,20 +364,20 @@ impl Format {
                 }
             }
             Shape::Auto => body.push(0x03),
-        }
-        tweak::field(&mut out, tweak::FORMAT_SHAPE, &body);
-        body.clear();
-        body.extend_from_slice(&(self.keep_prefix as u32).to_le_bytes());
-        body.extend_from_slice(&(self.keep_suffix as u32).to_le_bytes());
-        tweak::field(&mut out, tweak::FORMAT_KEEP, &body);
+        });
+        tweak::field(out, tweak::FORMAT_KEEP, |body| {
+            body.extend_from_slice(&(self.keep_prefix as u32).to_le_bytes());
+            body.extend_from_slice(&(self.keep_suffix as u32).to_le_bytes());
+        });
         let luhn = match self.luhn {
             Luhn::Off => 0,
             Luhn::Preserve => 1,
             Luhn::Invalid => 2,
         };
-        tweak::field(&mut out, tweak::FORMAT_LUHN, &[luhn]);
-        tweak::field(&mut out, tweak::FORMAT_CASE, &[u8::from(self.fold_case)]);
-        out
+        tweak::field(out, tweak::FORMAT_LUHN, |body| body.push(luhn));
+        tweak::field(out, tweak::FORMAT_CASE, |body| {
+            body.push(u8::from(self.fold_case));
+        });
     }
 
     /// Maps `value` (a plaintext or a token) as [`FormatCipher`](crate::FormatCipher) does
@@ -465,7 +470,8 @@ impl Format {
                 max: MAX_CHARS,
             });
         }
-        let chars: Vec<char> = value.chars().collect();
+        let mut chars = Vec::with_capacity(count);
+        chars.extend(value.chars());
         if let Shape::Template(items) = &self.shape
             && items.len() != chars.len()
         {
@@ -474,7 +480,7 @@ impl Format {
                 actual: chars.len(),
             });
         }
-        let mut symbols = Vec::new();
+        let mut symbols = Vec::with_capacity(count);
         let mut case: Option<bool> = None;
         for (position, &c) in chars.iter().enumerate() {
             let alphabet = match &self.shape {
@@ -562,47 +568,52 @@ impl Format {
         encrypted: core::ops::Range<usize>,
         context: &[u8],
     ) -> Vec<u8> {
-        let mut shape = Vec::new();
-        let mut next = symbols.iter().peekable();
-        let mut position = 0;
-        while position < chars.len() {
-            match next.peek() {
-                Some(s) if s.position == position => {
-                    let alphabet = s.alphabet;
-                    let mut run = 0u32;
-                    while let Some(s) = next.peek() {
-                        if s.position != position || s.alphabet != alphabet {
-                            break;
+        let shape = |shape: &mut Vec<u8>| {
+            let mut next = symbols.iter().peekable();
+            let mut position = 0;
+            while position < chars.len() {
+                match next.peek() {
+                    Some(s) if s.position == position => {
+                        let alphabet = s.alphabet;
+                        let mut run = 0u32;
+                        while let Some(s) = next.peek() {
+                            if s.position != position || s.alphabet != alphabet {
+                                break;
+                            }
+                            next.next();
+                            position += 1;
+                            run += 1;
                         }
-                        next.next();
-                        position += 1;
-                        run += 1;
+                        shape.push(b'C');
+                        shape.extend_from_slice(&alphabet.to_le_bytes());
+                        shape.extend_from_slice(&run.to_le_bytes());
                     }
-                    shape.push(b'C');
-                    shape.extend_from_slice(&alphabet.to_le_bytes());
-                    shape.extend_from_slice(&run.to_le_bytes());
-                }
-                _ => {
-                    shape.push(b'P');
-                    shape.extend_from_slice(&u32::from(chars[position]).to_le_bytes());
-                    position += 1;
+                    _ => {
+                        shape.push(b'P');
+                        shape.extend_from_slice(&u32::from(chars[position]).to_le_bytes());
+                        position += 1;
+                    }
                 }
             }
-        }
-        // Kept characters in the alphabet's own case, so that folding case changes nothing.
-        let kept = |range: &[Symbol]| -> Vec<u8> {
-            let mut s = String::new();
+        };
+        // Kept characters in the alphabet's own case (UTF-8), so that folding case changes
+        // nothing.
+        let kept = |range: &[Symbol], out: &mut Vec<u8>| {
             for sym in range {
-                s.push(self.alphabets[usize::from(sym.alphabet)].char_at(sym.digit));
+                let c = self.alphabets[usize::from(sym.alphabet)].char_at(sym.digit);
+                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
             }
-            s.into_bytes()
         };
         let suffix_start = encrypted.end + usize::from(self.luhn != Luhn::Off);
+        // The format's encoding, and at most 9 bytes of shape and 4 kept a character: enough
+        // for all but the longest alphabets' encodings in one allocation.
+        let capacity = 256 + 13 * chars.len();
         tweak::build(
-            &self.encoding(),
-            &shape,
-            &kept(&symbols[..encrypted.start]),
-            &kept(&symbols[suffix_start..]),
+            capacity,
+            |out| self.write_encoding(out),
+            shape,
+            |out| kept(&symbols[..encrypted.start], out),
+            |out| kept(&symbols[suffix_start..], out),
             context,
         )
     }
@@ -647,17 +658,23 @@ impl Format {
             let others = luhn::residue(out_digits.iter().copied());
             out_digits[slot] = luhn::solve(others, out_digits.len() - 1 - slot, target);
         }
-        let mut chars = plan.chars.clone();
-        for (s, &d) in plan.symbols.iter().zip(&out_digits) {
-            let mut c = self.alphabets[usize::from(s.alphabet)].char_at(d);
-            match plan.case {
-                Some(true) => c = c.to_ascii_uppercase(),
-                Some(false) => c = c.to_ascii_lowercase(),
-                None => {}
-            }
-            chars[s.position] = c;
+        let mut symbols = plan.symbols.iter().zip(&out_digits).peekable();
+        let mut out = String::with_capacity(4 * plan.chars.len());
+        for (position, &c) in plan.chars.iter().enumerate() {
+            let c = match symbols.next_if(|(s, _)| s.position == position) {
+                Some((s, &d)) => {
+                    let c = self.alphabets[usize::from(s.alphabet)].char_at(d);
+                    match plan.case {
+                        Some(true) => c.to_ascii_uppercase(),
+                        Some(false) => c.to_ascii_lowercase(),
+                        None => c,
+                    }
+                }
+                None => c,
+            };
+            out.push(c);
         }
-        chars.into_iter().collect()
+        out
     }
 }
 

@@ -21,31 +21,34 @@ pub(crate) const FORMAT_KEEP: u8 = 0x12;
 pub(crate) const FORMAT_LUHN: u8 = 0x13;
 pub(crate) const FORMAT_CASE: u8 = 0x14;
 
-/// Appends `tag || LE32(len(body)) || body`.
-pub(crate) fn field(out: &mut Vec<u8>, tag: u8, body: &[u8]) {
+/// Appends `tag || LE32(len(body)) || body`, the body written by `body`.
+pub(crate) fn field(out: &mut Vec<u8>, tag: u8, body: impl FnOnce(&mut Vec<u8>)) {
     out.push(tag);
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    body(out);
     // Bodies are bounded by MAX_CHARS and the alphabet size, far below 4 GiB.
-    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
-    out.extend_from_slice(body);
+    let len = (out.len() - at - 4) as u32;
+    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
 }
 
-/// The whole tweak of one value.
+/// The whole tweak of one value, each field written by its function straight into it: one
+/// allocation a value.
 pub(crate) fn build(
-    format: &[u8],
-    shape: &[u8],
-    kept_prefix: &[u8],
-    kept_suffix: &[u8],
+    capacity: usize,
+    format: impl FnOnce(&mut Vec<u8>),
+    shape: impl FnOnce(&mut Vec<u8>),
+    kept_prefix: impl FnOnce(&mut Vec<u8>),
+    kept_suffix: impl FnOnce(&mut Vec<u8>),
     context: &[u8],
 ) -> Vec<u8> {
-    let mut out = Vec::with_capacity(
-        TWEAK_MAGIC.len() + 1 + 5 * 5 + format.len() + shape.len() + context.len(),
-    );
+    let mut out = Vec::with_capacity(TWEAK_MAGIC.len() + 1 + 5 * 5 + capacity + context.len());
     out.extend_from_slice(TWEAK_MAGIC);
     out.push(TWEAK_VERSION);
     field(&mut out, FORMAT, format);
     field(&mut out, SHAPE, shape);
     field(&mut out, KEPT_PREFIX, kept_prefix);
     field(&mut out, KEPT_SUFFIX, kept_suffix);
-    field(&mut out, CONTEXT, context);
+    field(&mut out, CONTEXT, |out| out.extend_from_slice(context));
     out
 }

@@ -1,0 +1,39 @@
+//! Allocations per value of the format layer, counted by the counting allocator (alone in this
+//! test binary, one test, so that nothing else allocates while it counts).
+
+use std::hint::black_box;
+
+use riffpe_benches::{CountingAllocator, KEY, allocations};
+use riffpe_format::{Format, FormatCipher};
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+/// The allocation calls `f` makes.
+fn made(f: impl FnOnce()) -> u64 {
+    let before = allocations();
+    f();
+    allocations() - before
+}
+
+#[test]
+fn a_formatted_value_costs_a_few_allocations() {
+    let card = FormatCipher::new(&KEY, Format::named("card").unwrap()).unwrap();
+    let cards: Vec<String> = (0..1000u64)
+        .map(|i| {
+            let digits = format!("{:016}", i * 7_919_000_013 % 10_000_000_000_000_000);
+            let groups: Vec<&str> = (0..4).map(|g| &digits[4 * g..4 * g + 4]).collect();
+            groups.join(if i % 2 == 0 { " " } else { "-" })
+        })
+        .collect();
+    // Per value: its characters, symbols, radices, digits and tweak, and the token (with its
+    // digits); the rest is per call.
+    let bulk = made(|| drop(black_box(card.encrypt_many(&cards).unwrap())));
+    assert!(
+        bulk <= 8 * 1000 + 64,
+        "encrypt_many: {bulk} allocations for 1000 cards"
+    );
+    let one = made(|| drop(black_box(card.encrypt(&cards[1]).unwrap())));
+    assert!(one <= 16, "encrypt: {one} allocations for one card");
+    println!("encrypt_many: {bulk} for 1000 cards; encrypt: {one}");
+}

@@ -23,12 +23,14 @@ const PICKED_RADIX: u32 = 48;
 /// Keys with the top bit flipped order as signed numbers do, which SIMD compares natively.
 const SIGN: u64 = 1 << 63;
 
-/// The ranks of one message's keys, kept up to date as each key arrives from its AES chain
-/// ([`KeyLayout::rank_arrival`]): one message is bound by AES latency, so the n²/2 compares run
-/// while the next block is in flight, and constant-time π costs a masked scan afterwards.
+/// The ranks of one message's keys, kept up to date as the keys arrive from its AES chain,
+/// [`LANES`] at a time ([`KeyLayout::rank_arrival`]): one message is bound by AES latency, so
+/// the n²/2 compares run while the next blocks are in flight, and constant-time π costs a
+/// masked scan afterwards. Ranking a batch at a time halves the instructions that compete
+/// with the chain for the core.
 pub(crate) struct Ranks {
-    /// The keys so far, sign-flipped; `i64::MIN` past the newest, so whole chunks of
-    /// [`LANES`] can be compared without a tail.
+    /// The keys so far, sign-flipped; `i64::MIN` past the newest, so that the last batch of a
+    /// step is ranked as a whole one.
     keys: [i64; RANKED_RADIX as usize],
     ranks: [i64; RANKED_RADIX as usize],
 }
@@ -49,6 +51,43 @@ impl Ranks {
         let len = (n as usize).next_multiple_of(LANES);
         self.keys[..len].fill(i64::MIN);
         self.ranks[..len].fill(0);
+    }
+
+    /// Ranks the `count` keys (at most [`LANES`]) from `start` on, a multiple of [`LANES`],
+    /// against every key before them and each other, and counts them into the earlier keys'
+    /// ranks. A batch of keys shares each load and store of the earlier keys and ranks, where
+    /// ranking keys one by one spends them on a single compare each. Every compare is made,
+    /// whatever the keys; the loops are branch-free over whole chunks so that they compile to
+    /// SIMD compares where the CPU has them.
+    #[inline(always)]
+    fn rank_batch(&mut self, start: usize, count: usize) {
+        // Past `count`, the largest key stands in: it lies below no key.
+        let batch: [i64; LANES] = core::array::from_fn(|a| {
+            if a < count {
+                self.keys[start + a]
+            } else {
+                i64::MAX
+            }
+        });
+        // How many earlier keys lie above each key of the batch.
+        let mut above = [0i64; LANES];
+        let earlier = self.keys[..start].iter().zip(&mut self.ranks[..start]);
+        for (&key, rank) in earlier {
+            let is_above = batch.map(|new| i64::from(new < key));
+            *rank += is_above.iter().sum::<i64>();
+            for (above, is_above) in above.iter_mut().zip(is_above) {
+                *above += is_above;
+            }
+        }
+        // Keys are distinct (each holds its index), so the earlier keys not above a key of
+        // the batch lie below it; so do the keys of the batch below it (padding past the
+        // batch, the smallest key, counts none of them).
+        let ranks = &mut self.ranks[start..start + LANES];
+        for (l, rank) in ranks.iter_mut().enumerate() {
+            let key = self.keys[start + l];
+            let within: i64 = batch.iter().map(|&new| i64::from(new < key)).sum();
+            *rank = within + start as i64 - above[l];
+        }
     }
 }
 
@@ -226,40 +265,40 @@ impl KeyLayout {
         }
     }
 
-    /// Ranks `key`, the key of value `j` (keys arrive in order), against the keys before it,
-    /// and counts it into their ranks: after key `n − 1`, `ranks[k]` is key `k`'s rank among
-    /// all by key order. Every compare is made, whatever the keys; the loop is branch-free over
-    /// whole chunks so that it compiles to SIMD compares where the CPU has them.
+    /// Keeps `key`, the key of value `j` (keys arrive in order), and once [`LANES`] have
+    /// arrived since the last batch, ranks them ([`Ranks::rank_batch`]); the last few of a step
+    /// are ranked by [`KeyLayout::pick_ranked`]. After key `n − 1` and that, `ranks[k]` is key
+    /// `k`'s rank among all by key order.
     #[inline(always)]
     pub(crate) fn rank_arrival(&self, key: u64, j: usize, ranks: &mut Ranks) {
-        let newest = (key ^ SIGN) as i64;
-        ranks.keys[j] = newest;
-        let len = j.div_ceil(LANES) * LANES;
-        // How many earlier keys order above the newest; key j and the padding past it never do.
-        let mut above = 0;
-        for (&key, rank) in ranks.keys[..len].iter().zip(&mut ranks.ranks[..len]) {
-            let is_above = i64::from(newest < key);
-            *rank += is_above;
-            above += is_above;
+        ranks.keys[j] = (key ^ SIGN) as i64;
+        if j % LANES == LANES - 1 {
+            ranks.rank_batch(j + 1 - LANES, LANES);
         }
-        // Keys are distinct (each holds its index), so the rest order below.
-        ranks.ranks[j] = j as i64 - above;
     }
 
-    /// π(x) from the ranks of all `n` keys, picked with masks. Key order is pair order except
-    /// among keys whose leading bits tie, which sit side by side in both orders; so only if
-    /// the picked key ties with another (and keys are not exact) is π(x) ranked again with
-    /// whole values compared.
+    /// π(x) from the ranks of all `n` keys, once the last keys that arrived are ranked, picked
+    /// with masks. Key order is pair order except among keys whose leading bits tie, which sit
+    /// side by side in both orders; so only if the picked key ties with another (and keys are
+    /// not exact) is π(x) ranked again with whole values compared.
     #[inline(always)]
-    pub(crate) fn pick_ranked(&self, keystream: &[u8], keys: &[u64], ranks: &Ranks, x: u32) -> u32 {
+    pub(crate) fn pick_ranked(
+        &self,
+        keystream: &[u8],
+        keys: &[u64],
+        ranks: &mut Ranks,
+        x: u32,
+    ) -> u32 {
         let n = self.n as usize;
+        if !n.is_multiple_of(LANES) {
+            ranks.rank_batch(n - n % LANES, n % LANES);
+        }
         let mut found = 0u64;
         for (&key, &rank) in ranks.keys[..n].iter().zip(&ranks.ranks[..n]) {
             found |= key as u64 & mask(rank == i64::from(x));
         }
         self.index_unless_tied(keystream, keys, found ^ SIGN, x)
     }
-
     /// Keeps `key`, the key of value `j`, as the step's [`Arrivals`] ask.
     #[inline(always)]
     pub(crate) fn arrive(&self, key: u64, j: usize, arrivals: &mut Arrivals<'_>) {
@@ -347,6 +386,39 @@ mod tests {
         let lead = proptest::array::uniform4(quarter)
             .prop_map(|q| q.iter().fold(0, |lead, &q| lead << 16 | q));
         proptest::collection::vec(lead, 2..=RANKED_RADIX as usize)
+    }
+
+    /// Every key's rank once all have arrived, at every radix up to [`SEARCHED_RADIX`] (each
+    /// remainder of a batch), after a longer step has left keys and ranks behind.
+    #[test]
+    fn ranks_on_arrival_are_the_keys_ranks() {
+        let mut ranks = Ranks::new();
+        for n in 1..SEARCHED_RADIX {
+            let layout = KeyLayout::new(n, 16);
+            ranks.reset(SEARCHED_RADIX - 1);
+            for j in 0..SEARCHED_RADIX as usize - 1 {
+                layout.rank_arrival(j as u64, j, &mut ranks);
+            }
+            ranks.reset(n);
+            // Leads of four values, so that many share them and the index decides.
+            let keys: Vec<u64> = (0..n as usize)
+                .map(|j| {
+                    let lead = (j as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 62 << 62;
+                    layout.key_from_lead(lead, j)
+                })
+                .collect();
+            for (j, &key) in keys.iter().enumerate() {
+                layout.rank_arrival(key, j, &mut ranks);
+            }
+            if !(n as usize).is_multiple_of(LANES) {
+                let n = n as usize;
+                ranks.rank_batch(n - n % LANES, n % LANES);
+            }
+            for (j, &key) in keys.iter().enumerate() {
+                let below = keys.iter().filter(|&&other| other < key).count();
+                assert_eq!(ranks.ranks[j], below as i64, "key {j} of {n}");
+            }
+        }
     }
 
     proptest! {

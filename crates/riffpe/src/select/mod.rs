@@ -21,9 +21,9 @@
 //! (sixteen), up to radix 16 each lane's keys sorted by a network of fixed compare-exchanges;
 //! 16-bit quarters with SSE2 or NEON (eight keys to a compare).
 //!
-//! Constant-time π of one message ranks each key as it arrives below radix 128 and searches
-//! for the key of rank x after the chain from there on (`constant_time`; up to radix 256 over
-//! 16-bit quarters, by `quarter_search`).
+//! Constant-time π of one message ranks the keys as they arrive (four at a time) below radix
+//! 128 and searches for the key of rank x after the chain from there on (`constant_time`; up to
+//! radix 256 over 16-bit quarters, by `quarter_search`).
 //!
 //! One backend a file: `portable` (lane by lane, every CPU), `constant_time`, `group` (the
 //! group kernel's shared passes), `quarter_search` (its constant-time search for 128-bit
@@ -101,8 +101,8 @@ pub enum Selection {
     /// and `bytes_per_value`: the key of rank x is found branch-free and its index picked
     /// with masks (encryption); the digit's key is fetched by a masked scan and ranked
     /// (decryption).
-    /// Encrypting one message ranks each key as its AES block arrives (radices below 128, in
-    /// 4 KiB of stack); from radix 128 on, where the n²/2 compares of ranking outgrow the
+    /// Encrypting one message ranks the keys as their AES blocks arrive, four at a time
+    /// (radices below 128, in 4 KiB of stack); from radix 128 on, where the n²/2 compares of ranking outgrow the
     /// chain, the key of rank x is searched for after it, bit by bit: up to radix 256 over the
     /// keys' 16-bit quarters, sixteen keys to a pair of 128-bit vectors (SSE2, NEON; 2 KiB of
     /// stack), above it two bits a pass over whole keys. In lockstep on x86-64 and aarch64 with

@@ -87,7 +87,7 @@ pub(crate) mod per_lane {
                         layout.rank_arrival(*key, j, &mut ranks);
                         quarters.set(j, *key);
                     }
-                    let forward = layout.pick_ranked(&keystream, &keys, &ranks, x);
+                    let forward = layout.pick_ranked(&keystream, &keys, &mut ranks, x);
                     prop_assert_eq!(forward, k, "π({}) ranked on arrival, n {}, b {}", x, n, b);
                     let forward = layout.pick_searched(&keystream, &keys, &mut quarters, x);
                     prop_assert_eq!(forward, k, "π({}) searched, n {}, b {}", x, n, b);

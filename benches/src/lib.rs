@@ -270,6 +270,14 @@ pub fn allocations() -> u64 {
     ALLOCATIONS.load(Ordering::Relaxed)
 }
 
+/// The allocation calls made while `f` runs (on every thread: alone in its test binary, a test
+/// counts only its own).
+pub fn allocations_made(f: impl FnOnce()) -> u64 {
+    let before = allocations();
+    f();
+    allocations() - before
+}
+
 /// The allocations of one benchmark's operation, counted while criterion runs it.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Allocations {

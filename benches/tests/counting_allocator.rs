@@ -3,17 +3,10 @@
 
 use std::hint::black_box;
 
-use riffpe_benches::{CountingAllocator, allocations};
+use riffpe_benches::{CountingAllocator, allocations_made as made};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
-
-/// The allocation calls `f` makes.
-fn made(f: impl FnOnce()) -> u64 {
-    let before = allocations();
-    f();
-    allocations() - before
-}
 
 #[test]
 fn counts_alloc_alloc_zeroed_and_realloc() {

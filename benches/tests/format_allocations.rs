@@ -3,18 +3,11 @@
 
 use std::hint::black_box;
 
-use riffpe_benches::{CountingAllocator, KEY, allocations};
+use riffpe_benches::{CountingAllocator, KEY, allocations_made as made};
 use riffpe_format::{Format, FormatCipher};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
-
-/// The allocation calls `f` makes.
-fn made(f: impl FnOnce()) -> u64 {
-    let before = allocations();
-    f();
-    allocations() - before
-}
 
 #[test]
 fn a_formatted_value_costs_a_few_allocations() {

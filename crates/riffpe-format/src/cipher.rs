@@ -27,6 +27,8 @@ pub struct FormatCipher {
     format: Format,
     key: Key,
     context: Vec<u8>,
+    /// [`Format::encoding`], the first field of every value's tweak: encoded once.
+    encoding: Vec<u8>,
     bytes_per_value: usize,
     /// `None`: each permutation's default ([`Selection::default_for`] its largest radix).
     selection: Option<Selection>,
@@ -82,6 +84,7 @@ impl FormatCipher {
         Ok(FormatCipher {
             bytes_per_value,
             selection,
+            encoding: format.encoding(),
             format,
             key,
             context: Vec::new(),
@@ -114,11 +117,16 @@ impl FormatCipher {
     /// The RiffpeX tweak of `value` (the same for a value and its token; the Luhn residue is
     /// not checked).
     pub fn tweak(&self, value: &str) -> Result<Vec<u8>, Error> {
-        Ok(self.format.plan(value, &self.context, None)?.tweak)
+        Ok(self
+            .format
+            .plan(value, &self.encoding, &self.context, None)?
+            .tweak)
     }
 
     fn one(&self, value: &str, direction: Direction) -> Result<String, Error> {
-        let plan = self.format.plan(value, &self.context, Some(direction))?;
+        let plan = self
+            .format
+            .plan(value, &self.encoding, &self.context, Some(direction))?;
         let made;
         let fpe = match &self.fixed {
             Some(fpe) => fpe,
@@ -242,7 +250,7 @@ impl FormatCipher {
             .map(|index| {
                 let (v, context) = value(index);
                 self.format
-                    .plan(v, context, Some(direction))
+                    .plan(v, &self.encoding, context, Some(direction))
                     .map_err(|error| BulkError { index, error })
             })
             .collect::<Result<Vec<Plan>, BulkError>>()?;

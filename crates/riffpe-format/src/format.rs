@@ -323,19 +323,13 @@ impl Format {
     /// (layout in the crate docs).
     pub fn encoding(&self) -> Vec<u8> {
         let mut out = Vec::new();
-        self.write_encoding(&mut out);
-        out
-    }
-
-    /// Appends [`Format::encoding`] to `out`.
-    fn write_encoding(&self, out: &mut Vec<u8>) {
-        tweak::field(out, tweak::FORMAT_ALPHABETS, |body| {
+        tweak::field(&mut out, tweak::FORMAT_ALPHABETS, |body| {
             body.extend_from_slice(&(self.alphabets.len() as u16).to_le_bytes());
             for a in &self.alphabets {
                 a.encode(body);
             }
         });
-        tweak::field(out, tweak::FORMAT_SHAPE, |body| match &self.shape {
+        tweak::field(&mut out, tweak::FORMAT_SHAPE, |body| match &self.shape {
             Shape::Template(items) => {
                 body.push(0x01);
                 let mut i = 0;
@@ -365,7 +359,7 @@ impl Format {
             }
             Shape::Auto => body.push(0x03),
         });
-        tweak::field(out, tweak::FORMAT_KEEP, |body| {
+        tweak::field(&mut out, tweak::FORMAT_KEEP, |body| {
             body.extend_from_slice(&(self.keep_prefix as u32).to_le_bytes());
             body.extend_from_slice(&(self.keep_suffix as u32).to_le_bytes());
         });
@@ -374,10 +368,11 @@ impl Format {
             Luhn::Preserve => 1,
             Luhn::Invalid => 2,
         };
-        tweak::field(out, tweak::FORMAT_LUHN, |body| body.push(luhn));
-        tweak::field(out, tweak::FORMAT_CASE, |body| {
+        tweak::field(&mut out, tweak::FORMAT_LUHN, |body| body.push(luhn));
+        tweak::field(&mut out, tweak::FORMAT_CASE, |body| {
             body.push(u8::from(self.fold_case));
         });
+        out
     }
 
     /// Maps `value` (a plaintext or a token) as [`FormatCipher`](crate::FormatCipher) does
@@ -385,7 +380,7 @@ impl Format {
     /// does, except that the Luhn residue is not checked.
     pub fn map(&self, value: &str, context: &[u8]) -> Result<Mapping, Error> {
         self.check()?;
-        let plan = self.plan(value, context, None)?;
+        let plan = self.plan(value, &self.encoding(), context, None)?;
         Ok(Mapping {
             radices: plan.radices,
             digits: plan.digits,
@@ -460,6 +455,7 @@ impl Format {
     pub(crate) fn plan(
         &self,
         value: &str,
+        encoding: &[u8],
         context: &[u8],
         direction: Option<Direction>,
     ) -> Result<Plan, Error> {
@@ -547,7 +543,7 @@ impl Format {
                 Some((encrypted.end, target))
             }
         };
-        let tweak = self.tweak(&chars, &symbols, encrypted.clone(), context);
+        let tweak = self.tweak(&chars, &symbols, encrypted.clone(), encoding, context);
         Ok(Plan {
             chars,
             symbols,
@@ -566,6 +562,7 @@ impl Format {
         chars: &[char],
         symbols: &[Symbol],
         encrypted: core::ops::Range<usize>,
+        encoding: &[u8],
         context: &[u8],
     ) -> Vec<u8> {
         let shape = |shape: &mut Vec<u8>| {
@@ -605,12 +602,10 @@ impl Format {
             }
         };
         let suffix_start = encrypted.end + usize::from(self.luhn != Luhn::Off);
-        // The format's encoding, and at most 9 bytes of shape and 4 kept a character: enough
-        // for all but the longest alphabets' encodings in one allocation.
-        let capacity = 256 + 13 * chars.len();
         tweak::build(
-            capacity,
-            |out| self.write_encoding(out),
+            encoding,
+            // A character takes at most 9 bytes of shape (a run of one) and 4 kept.
+            13 * chars.len(),
             shape,
             |out| kept(&symbols[..encrypted.start], out),
             |out| kept(&symbols[suffix_start..], out),

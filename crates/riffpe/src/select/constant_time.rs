@@ -53,6 +53,15 @@ impl Ranks {
         self.ranks[..len].fill(0);
     }
 
+    /// Ranks the keys of a step of radix `n` that arrived since its last whole batch: after
+    /// it, `ranks[k]` is key `k`'s rank among all `n` by key order.
+    #[inline(always)]
+    fn finish(&mut self, n: usize) {
+        if !n.is_multiple_of(LANES) {
+            self.rank_batch(n - n % LANES, n % LANES);
+        }
+    }
+
     /// Ranks the `count` keys (at most [`LANES`]) from `start` on, a multiple of [`LANES`],
     /// against every key before them and each other, and counts them into the earlier keys'
     /// ranks. A batch of keys shares each load and store of the earlier keys and ranks, where
@@ -267,8 +276,7 @@ impl KeyLayout {
 
     /// Keeps `key`, the key of value `j` (keys arrive in order), and once [`LANES`] have
     /// arrived since the last batch, ranks them ([`Ranks::rank_batch`]); the last few of a step
-    /// are ranked by [`KeyLayout::pick_ranked`]. After key `n − 1` and that, `ranks[k]` is key
-    /// `k`'s rank among all by key order.
+    /// are ranked by [`Ranks::finish`], which [`KeyLayout::pick_ranked`] calls.
     #[inline(always)]
     pub(crate) fn rank_arrival(&self, key: u64, j: usize, ranks: &mut Ranks) {
         ranks.keys[j] = (key ^ SIGN) as i64;
@@ -290,15 +298,14 @@ impl KeyLayout {
         x: u32,
     ) -> u32 {
         let n = self.n as usize;
-        if !n.is_multiple_of(LANES) {
-            ranks.rank_batch(n - n % LANES, n % LANES);
-        }
+        ranks.finish(n);
         let mut found = 0u64;
         for (&key, &rank) in ranks.keys[..n].iter().zip(&ranks.ranks[..n]) {
             found |= key as u64 & mask(rank == i64::from(x));
         }
         self.index_unless_tied(keystream, keys, found ^ SIGN, x)
     }
+
     /// Keeps `key`, the key of value `j`, as the step's [`Arrivals`] ask.
     #[inline(always)]
     pub(crate) fn arrive(&self, key: u64, j: usize, arrivals: &mut Arrivals<'_>) {
@@ -410,10 +417,7 @@ mod tests {
             for (j, &key) in keys.iter().enumerate() {
                 layout.rank_arrival(key, j, &mut ranks);
             }
-            if !(n as usize).is_multiple_of(LANES) {
-                let n = n as usize;
-                ranks.rank_batch(n - n % LANES, n % LANES);
-            }
+            ranks.finish(n as usize);
             for (j, &key) in keys.iter().enumerate() {
                 let below = keys.iter().filter(|&&other| other < key).count();
                 assert_eq!(ranks.ranks[j], below as i64, "key {j} of {n}");

@@ -98,8 +98,8 @@ pub struct FormatArgs {
     pub format: Option<String>,
 
     /// A template, one item per character: 9 a digit, a / A a lower / upper-case letter, x a
-    /// letter or digit, [a-f0-9] a class, {name} a named alphabet, {n} a repeat, \c a literal;
-    /// any other character is a literal (e.g. 999-99-9999, A9{7})
+    /// letter or digit, [a-f0-9] a class, {name} a named alphabet, {7} the item before seven
+    /// times, \c a literal; any other character is a literal (e.g. 999-99-9999, A9{7})
     #[arg(
         long,
         value_name = "T",

@@ -1326,6 +1326,16 @@ fn help_and_version() {
     ] {
         assert!(help.contains(flag), "{flag}: {help}");
     }
+    // Braces in help text are clap's to read (`{n}` is a line break): the template syntax
+    // must come through as written.
+    let template = "{name} a named alphabet, {7} the item before seven";
+    assert!(
+        help.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(template),
+        "{help}"
+    );
     let version = success(riffpe().arg("--version"));
     assert!(version.starts_with("riffpe "), "{version}");
 }

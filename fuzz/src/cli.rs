@@ -9,7 +9,7 @@ use arbitrary::{Arbitrary, Unstructured};
 use clap::Parser;
 
 use riffpe::integer::{DigitOrder, from_digits, to_digits};
-use riffpe::{AnyFpe, Domain, MessageError, Selection};
+use riffpe::{AnyFpe, Domain, MessageError, Selection, Tweak};
 use riffpe_batch::{Batch, Mode};
 use riffpe_cli::args::Cli;
 use riffpe_cli::bulk::{self, Layout, LineReader, Pipeline, Source};
@@ -246,13 +246,13 @@ impl Read for SplitReader<'_> {
 struct Identity;
 
 impl Transform for Identity {
-    fn ints_u64(&self, _: &mut [u64]) -> Result<(), MessageError> {
+    fn ints_u64(&self, _: &mut [u64], _: Tweak<'_>) -> Result<(), MessageError> {
         Ok(())
     }
-    fn ints_u128(&self, _: &mut [u128]) -> Result<(), MessageError> {
+    fn ints_u128(&self, _: &mut [u128], _: Tweak<'_>) -> Result<(), MessageError> {
         Ok(())
     }
-    fn digits(&self, _: &mut [u32]) -> Result<(), MessageError> {
+    fn digits(&self, _: &mut [u32], _: Tweak<'_>) -> Result<(), MessageError> {
         Ok(())
     }
 }
@@ -272,22 +272,22 @@ impl Cipher<'_> {
 }
 
 impl Transform for Cipher<'_> {
-    fn ints_u64(&self, values: &mut [u64]) -> Result<(), MessageError> {
+    fn ints_u64(&self, values: &mut [u64], tweak: Tweak<'_>) -> Result<(), MessageError> {
         match self.encrypt {
-            true => self.batch().encrypt_ints(values),
-            false => self.batch().decrypt_ints(values),
+            true => self.batch().tweak(tweak).encrypt_ints(values),
+            false => self.batch().tweak(tweak).decrypt_ints(values),
         }
     }
-    fn ints_u128(&self, values: &mut [u128]) -> Result<(), MessageError> {
+    fn ints_u128(&self, values: &mut [u128], tweak: Tweak<'_>) -> Result<(), MessageError> {
         match self.encrypt {
-            true => self.batch().encrypt_ints(values),
-            false => self.batch().decrypt_ints(values),
+            true => self.batch().tweak(tweak).encrypt_ints(values),
+            false => self.batch().tweak(tweak).decrypt_ints(values),
         }
     }
-    fn digits(&self, digits: &mut [u32]) -> Result<(), MessageError> {
+    fn digits(&self, digits: &mut [u32], tweak: Tweak<'_>) -> Result<(), MessageError> {
         match self.encrypt {
-            true => self.batch().encrypt_digits(digits),
-            false => self.batch().decrypt_digits(digits),
+            true => self.batch().tweak(tweak).encrypt_digits(digits),
+            false => self.batch().tweak(tweak).decrypt_digits(digits),
         }
     }
 }
@@ -652,6 +652,7 @@ fn pipeline_with<C: Codec>(case: &CliCase, fpe: &AnyFpe, codec: &C, numbers: &Nu
             codec,
             transform,
             layout: case.layout,
+            row_tweak: None,
             header: case.header,
             block_lines: case.block_lines,
             domain_size: numbers.size(),

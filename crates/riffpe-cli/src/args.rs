@@ -328,8 +328,8 @@ pub struct CsvArgs {
     #[arg(short = 'c', long, value_name = "N[:FORMAT]", value_parser = parse_column)]
     pub column: Vec<ColumnSpec>,
 
-    /// The tweak of each row comes from this column (number or header name), encoded as the
-    /// README says; needs a format
+    /// The tweak of each row comes from this column, encoded as the README says: a number or
+    /// a header name (integer columns: a number, and the field quote-free)
     #[arg(long, value_name = "N|NAME", value_parser = parse_column_ref, requires = "column")]
     pub tweak_column: Option<ColumnRef>,
 

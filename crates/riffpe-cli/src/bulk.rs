@@ -3,7 +3,8 @@
 //!
 //! Per block, three phases each spread over the current rayon pool:
 //!
-//! 1. parse: each line → its field ([`Layout`]) → one message ([`Codec::parse`]);
+//! 1. parse: each line → its field ([`Layout`]) → one message ([`Codec::parse`]), and its
+//!    tweak field if rows have their own tweak ([`RowTweak`]);
 //! 2. transform: the whole block at once ([`Transform`], the batch crate's parallel mode);
 //! 3. format: bytes before the field, the new value, bytes after it (line ending included).
 //!
@@ -17,9 +18,10 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, anyhow};
 use rayon::prelude::*;
-use riffpe::MessageError;
+use riffpe::{MessageError, Tweak};
 
 use crate::engine::{Element, Transform};
+use crate::formatted::row_context;
 use crate::number::Codec;
 use crate::progress::Progress;
 use crate::records::{self, RecordError};
@@ -70,6 +72,30 @@ impl Layout {
         match *self {
             Layout::Lines => Ok(0..content.len()),
             Layout::Csv { index, delimiter } => records::field_range(content, delimiter, index),
+        }
+    }
+}
+
+/// `--tweak-column` on integers: each row's tweak is [`row_context`] of `tweak` and the
+/// row's field `index`, read quote-free as the integer is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowTweak<'a> {
+    /// 0-based field index (`--tweak-column` minus one).
+    pub index: usize,
+    /// The byte between fields.
+    pub delimiter: u8,
+    /// `-t`/`--tweak-text`: the first part of every row's tweak.
+    pub tweak: &'a [u8],
+}
+
+impl RowTweak<'_> {
+    /// The range of the tweak field in `content` (a line without its ending).
+    #[inline]
+    pub fn field(&self, content: &[u8]) -> Result<Range<usize>, RecordError> {
+        let range = records::field_range(content, self.delimiter, self.index)?;
+        match content[range.clone()].first() {
+            Some(b'"') => Err(RecordError::Quoted),
+            _ => Ok(range),
         }
     }
 }
@@ -240,6 +266,8 @@ pub struct Pipeline<'a, C, X: ?Sized> {
     pub transform: &'a X,
     /// Where the integer is in a line.
     pub layout: Layout,
+    /// Where each row's tweak comes from, if rows have their own (else the cipher's).
+    pub row_tweak: Option<RowTweak<'a>>,
     /// Whether the first line is a header, copied unchanged.
     pub header: bool,
     /// Lines per block.
@@ -252,6 +280,7 @@ impl<C, X: ?Sized> fmt::Debug for Pipeline<'_, C, X> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Pipeline")
             .field("layout", &self.layout)
+            .field("row_tweak", &self.row_tweak.map(|row| row.index))
             .field("block_lines", &self.block_lines)
             .finish_non_exhaustive()
     }
@@ -280,16 +309,36 @@ impl Lines<'_> {
 struct Buffers<E> {
     values: Vec<E>,
     fields: Vec<(usize, usize)>,
+    /// Each line's tweak field, under [`RowTweak`].
+    tweak_fields: Vec<(usize, usize)>,
+    /// The rows' tweaks end to end, and where each ends.
+    tweaks: Vec<u8>,
+    tweak_ends: Vec<usize>,
     outputs: Vec<Vec<u8>>,
 }
 
 impl<C, X: ?Sized> Pipeline<'_, C, X> {
-    /// The one-line message for a refused record: `file:line: [column N: ]reason`.
+    /// The integer's column (0-based), unless it is the whole line.
+    fn value_column(&self) -> Option<usize> {
+        match self.layout {
+            Layout::Lines => None,
+            Layout::Csv { index, .. } => Some(index),
+        }
+    }
+
+    /// The one-line message for a refused record: `file:line: [column N: ]reason`, `column`
+    /// the field refused (0-based), if any.
     #[cold]
-    fn record_error(&self, source: &Source, line: u64, error: RecordError) -> anyhow::Error {
-        let column = match (self.layout, error) {
-            (_, RecordError::MissingColumn { .. }) | (Layout::Lines, _) => String::new(),
-            (Layout::Csv { index, .. }, _) => format!("column {}: ", index + 1),
+    fn record_error(
+        &self,
+        source: &Source,
+        line: u64,
+        column: Option<usize>,
+        error: RecordError,
+    ) -> anyhow::Error {
+        let column = match (column, error) {
+            (_, RecordError::MissingColumn { .. }) | (None, _) => String::new(),
+            (Some(index), _) => format!("column {}: ", index + 1),
         };
         let hint = match error {
             RecordError::OutOfDomain => format!(" {}", self.domain_size),
@@ -315,16 +364,16 @@ impl<C, X: ?Sized> Pipeline<'_, C, X> {
             MessageError::DigitOutOfRange {
                 position, radix, ..
             } => {
-                let column = match self.layout {
-                    Layout::Lines => String::new(),
-                    Layout::Csv { index, .. } => format!("column {}: ", index + 1),
+                let column = match self.value_column() {
+                    None => String::new(),
+                    Some(index) => format!("column {}: ", index + 1),
                 };
                 anyhow!(
                     "{}: {column}digit {position} is not below its radix {radix}",
                     source.at(line)
                 )
             }
-            _ => self.record_error(source, line, RecordError::OutOfDomain),
+            _ => self.record_error(source, line, self.value_column(), RecordError::OutOfDomain),
         }
     }
 }
@@ -344,6 +393,9 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
         let mut buffers = Buffers {
             values: Vec::new(),
             fields: Vec::new(),
+            tweak_fields: Vec::new(),
+            tweaks: Vec::new(),
+            tweak_ends: Vec::new(),
             outputs: Vec::new(),
         };
         let mut line = 1u64;
@@ -394,12 +446,15 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
         buffers.values.resize(lines * stride, C::Elem::default());
         buffers.fields.clear();
         buffers.fields.resize(lines, (0, 0));
-        let failures: Vec<(usize, RecordError)> = buffers
+        buffers.tweak_fields.clear();
+        buffers.tweak_fields.resize(lines, (0, 0));
+        let failures: Vec<(usize, Option<usize>, RecordError)> = buffers
             .values
             .par_chunks_mut(CHUNK_LINES * stride)
             .zip(buffers.fields.par_chunks_mut(CHUNK_LINES))
+            .zip(buffers.tweak_fields.par_chunks_mut(CHUNK_LINES))
             .enumerate()
-            .filter_map(|(chunk, (values, fields))| {
+            .filter_map(|(chunk, ((values, fields), tweak_fields))| {
                 let first = chunk * CHUNK_LINES;
                 let messages = values.chunks_exact_mut(stride).zip(fields.iter_mut());
                 for (i, (message, field)) in (first..).zip(messages) {
@@ -411,18 +466,46 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
                     });
                     match parsed {
                         Ok(range) => *field = (from + range.start, from + range.end),
-                        Err(e) => return Some((i, e)),
+                        Err(e) => return Some((i, self.value_column(), e)),
+                    }
+                    if let Some(row) = &self.row_tweak {
+                        match row.field(content) {
+                            Ok(range) => {
+                                tweak_fields[i - first] = (from + range.start, from + range.end);
+                            }
+                            Err(e) => return Some((i, Some(row.index), e)),
+                        }
                     }
                 }
                 None
             })
             .collect();
-        if let Some(&(i, error)) = failures.iter().min_by_key(|(i, _)| *i) {
-            return Err(self.record_error(source, line + i as u64, error));
+        if let Some(&(i, column, error)) = failures.iter().min_by_key(|(i, ..)| *i) {
+            return Err(self.record_error(source, line + i as u64, column, error));
         }
 
         // 2. Transform.
-        C::Elem::apply(self.transform, &mut buffers.values)
+        let row_tweaks: Vec<&[u8]>;
+        let tweak = match &self.row_tweak {
+            None => Tweak::Fixed,
+            Some(row) => {
+                buffers.tweaks.clear();
+                buffers.tweak_ends.clear();
+                for (i, &(from, to)) in buffers.tweak_fields.iter().enumerate() {
+                    row_context(row.tweak, &text[from..to], &mut buffers.tweaks).map_err(|e| {
+                        self.record_error(source, line + i as u64, Some(row.index), e)
+                    })?;
+                    buffers.tweak_ends.push(buffers.tweaks.len());
+                }
+                let starts = core::iter::once(0).chain(buffers.tweak_ends.iter().copied());
+                row_tweaks = starts
+                    .zip(&buffers.tweak_ends)
+                    .map(|(from, &to)| &buffers.tweaks[from..to])
+                    .collect();
+                Tweak::PerMessage(&row_tweaks)
+            }
+        };
+        C::Elem::apply(self.transform, &mut buffers.values, tweak)
             .map_err(|e| self.message_error(source, line, e))?;
 
         // 3. Format.
@@ -476,13 +559,13 @@ pub(crate) mod tests {
     struct Identity;
 
     impl Transform for Identity {
-        fn ints_u64(&self, _: &mut [u64]) -> Result<(), MessageError> {
+        fn ints_u64(&self, _: &mut [u64], _: Tweak<'_>) -> Result<(), MessageError> {
             Ok(())
         }
-        fn ints_u128(&self, _: &mut [u128]) -> Result<(), MessageError> {
+        fn ints_u128(&self, _: &mut [u128], _: Tweak<'_>) -> Result<(), MessageError> {
             Ok(())
         }
-        fn digits(&self, _: &mut [u32]) -> Result<(), MessageError> {
+        fn digits(&self, _: &mut [u32], _: Tweak<'_>) -> Result<(), MessageError> {
             Ok(())
         }
     }
@@ -522,13 +605,13 @@ pub(crate) mod tests {
     struct Refuse(MessageError);
 
     impl Transform for Refuse {
-        fn ints_u64(&self, _: &mut [u64]) -> Result<(), MessageError> {
+        fn ints_u64(&self, _: &mut [u64], _: Tweak<'_>) -> Result<(), MessageError> {
             Err(self.0)
         }
-        fn ints_u128(&self, _: &mut [u128]) -> Result<(), MessageError> {
+        fn ints_u128(&self, _: &mut [u128], _: Tweak<'_>) -> Result<(), MessageError> {
             Err(self.0)
         }
-        fn digits(&self, _: &mut [u32]) -> Result<(), MessageError> {
+        fn digits(&self, _: &mut [u32], _: Tweak<'_>) -> Result<(), MessageError> {
             Err(self.0)
         }
     }
@@ -544,6 +627,17 @@ pub(crate) mod tests {
         header: bool,
         block_lines: usize,
     ) -> Result<Vec<u8>> {
+        run_rows(transform, input, layout, None, header, block_lines)
+    }
+
+    fn run_rows(
+        transform: &dyn Transform,
+        input: &[u8],
+        layout: Layout,
+        row_tweak: Option<RowTweak<'_>>,
+        header: bool,
+        block_lines: usize,
+    ) -> Result<Vec<u8>> {
         let domain = Domain::Uniform {
             radix: 100,
             digits: 8,
@@ -555,6 +649,7 @@ pub(crate) mod tests {
             codec: &codec,
             transform,
             layout,
+            row_tweak,
             header,
             block_lines,
             domain_size: "10000000000000000".into(),
@@ -672,5 +767,59 @@ pub(crate) mod tests {
         assert_eq!(cheap, MAX_BLOCK_LINES);
         let dear = block_lines([1 << 20; 3].into_iter(), 16);
         assert_eq!(dear, MIN_BLOCK_LINES);
+    }
+
+    /// Writes each message's row tweak field (a decimal, after the context's `-t` part) as
+    /// its value.
+    struct FieldOfTweak;
+
+    impl FieldOfTweak {
+        fn field(tweak: &[u8]) -> u64 {
+            let field = &tweak[crate::formatted::TWEAK_COLUMN_TAG.len() + 4 + 1 + 4..];
+            std::str::from_utf8(field).unwrap().parse().unwrap()
+        }
+    }
+
+    impl Transform for FieldOfTweak {
+        fn ints_u64(&self, values: &mut [u64], tweak: Tweak<'_>) -> Result<(), MessageError> {
+            let Tweak::PerMessage(tweaks) = tweak else {
+                panic!("{tweak:?}")
+            };
+            assert_eq!(tweaks.len(), values.len());
+            for (value, tweak) in values.iter_mut().zip(tweaks) {
+                *value = Self::field(tweak);
+            }
+            Ok(())
+        }
+        fn ints_u128(&self, _: &mut [u128], _: Tweak<'_>) -> Result<(), MessageError> {
+            unreachable!()
+        }
+        fn digits(&self, _: &mut [u32], _: Tweak<'_>) -> Result<(), MessageError> {
+            unreachable!()
+        }
+    }
+
+    #[test]
+    fn each_row_gets_its_own_tweak_across_chunks_and_blocks() {
+        let lines = 2 * CHUNK_LINES + 3;
+        let mut input = b"field,value,tweak\n".to_vec();
+        let mut expected = input.clone();
+        for i in 0..lines {
+            input.extend_from_slice(format!("f,{},{}\n", i % 7, 5 * i).as_bytes());
+            expected.extend_from_slice(format!("f,{:016},{}\n", 5 * i, 5 * i).as_bytes());
+        }
+        let csv = Layout::Csv {
+            index: 1,
+            delimiter: b',',
+        };
+        let row = RowTweak {
+            index: 2,
+            delimiter: b',',
+            tweak: b"t",
+        };
+        for block_lines in [lines, CHUNK_LINES + 1, 1000] {
+            let out = run_rows(&FieldOfTweak, &input, csv, Some(row), true, block_lines).unwrap();
+            assert!(out == expected, "{block_lines} lines a block");
+        }
     }
 }

@@ -17,7 +17,7 @@ use crate::args::{
     BasesArgs, Cli, ColumnRef, Command, CryptArgs, CsvArgs, FormatArgs, KeygenArgs, LuhnMode,
     SchemeArgs,
 };
-use crate::bulk::{self, Layout, Pipeline, Source};
+use crate::bulk::{self, Layout, Pipeline, RowTweak, Source};
 use crate::engine::{Direction, Engine};
 use crate::formatted::{self, FormatLayout, FormatPipeline};
 use crate::key::{self, KEY_ENV};
@@ -85,12 +85,14 @@ pub fn crypt(args: &CryptArgs, direction: Direction) -> Result<()> {
     let numbers = Numbers::new(fpe.domain(), order);
     let engine = Engine::new(&fpe, direction, order, mode);
     let layout = layout(&args.csv)?;
+    let row_tweak = row_tweak(&args.csv, layout, &tweak)?;
     let domain_size = numbers.size();
     pool.install(|| {
         let run = Run {
             args,
             engine: &engine,
             layout,
+            row_tweak,
             block_lines,
             domain_size,
         };
@@ -168,9 +170,6 @@ fn formatted_mode(args: &CryptArgs) -> Result<bool> {
         let needs = "needs a format: --format, --template, --alphabet or --column N:FORMAT";
         if args.format.modifiers() {
             bail!("--keep-prefix, --keep-suffix, --luhn and --allow-small-domain each {needs}");
-        }
-        if args.csv.tweak_column.is_some() {
-            bail!("--tweak-column {needs}");
         }
     }
     Ok(formatted)
@@ -273,6 +272,40 @@ fn layout(args: &CsvArgs) -> Result<Layout> {
     }
 }
 
+/// Each row's own tweak for integers (`--tweak-column`, by number as integer columns are), if
+/// asked for.
+fn row_tweak<'t>(args: &CsvArgs, layout: Layout, tweak: &'t [u8]) -> Result<Option<RowTweak<'t>>> {
+    let Some(column) = &args.tweak_column else {
+        return Ok(None);
+    };
+    let Layout::Csv {
+        index: value,
+        delimiter,
+    } = layout
+    else {
+        bail!("--tweak-column needs --column: the values must be in other columns");
+    };
+    let index = match column {
+        ColumnRef::Index(index) => *index,
+        ColumnRef::Name(name) => bail!(
+            "--tweak-column {name}: with integer columns it is given by number (a name needs a \
+             format, --column N:FORMAT)"
+        ),
+    };
+    if index == value {
+        bail!(
+            "--tweak-column {column}: column {} is also encrypted; a tweak must stay readable to \
+             decrypt",
+            index + 1
+        );
+    }
+    Ok(Some(RowTweak {
+        index,
+        delimiter,
+        tweak,
+    }))
+}
+
 /// Opens the input (arguments, --input or stdin) and the output (stdout, or --output put in
 /// place on success), and runs `pipeline` from one into the other.
 fn with_io(
@@ -340,6 +373,7 @@ struct Run<'a> {
     args: &'a CryptArgs,
     engine: &'a Engine<'a>,
     layout: Layout,
+    row_tweak: Option<RowTweak<'a>>,
     block_lines: usize,
     domain_size: String,
 }
@@ -351,6 +385,7 @@ impl Run<'_> {
             codec,
             transform: self.engine,
             layout: self.layout,
+            row_tweak: self.row_tweak,
             header: self.args.csv.header,
             block_lines: self.block_lines,
             domain_size: self.domain_size,

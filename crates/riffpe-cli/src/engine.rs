@@ -2,7 +2,7 @@
 //! batch of the batch crate.
 
 use riffpe::integer::DigitOrder;
-use riffpe::{Aes, AnyDomain, AnyFpe, MessageError};
+use riffpe::{Aes, AnyDomain, AnyFpe, MessageError, Tweak};
 use riffpe_batch::{Batch, Mode};
 
 /// Encrypt or decrypt.
@@ -17,29 +17,34 @@ pub enum Direction {
 /// A whole block of messages changed in place: the seam between the streaming code and the
 /// cipher (tests and measurements put an identity here to time the rest alone).
 ///
-/// A [`MessageError`]'s message index counts from the start of the slice given.
+/// A [`MessageError`]'s message index counts from the start of the slice given. `tweak` is
+/// [`Tweak::Fixed`] (the cipher's own) or one per message ([`Tweak::PerMessage`]).
 pub trait Transform: Sync {
     /// Transforms integers whose domain fits `u64`.
-    fn ints_u64(&self, values: &mut [u64]) -> Result<(), MessageError>;
+    fn ints_u64(&self, values: &mut [u64], tweak: Tweak<'_>) -> Result<(), MessageError>;
     /// Transforms integers whose domain fits `u128`.
-    fn ints_u128(&self, values: &mut [u128]) -> Result<(), MessageError>;
+    fn ints_u128(&self, values: &mut [u128], tweak: Tweak<'_>) -> Result<(), MessageError>;
     /// Transforms a flat array of messages, one digit per element.
-    fn digits(&self, digits: &mut [u32]) -> Result<(), MessageError>;
+    fn digits(&self, digits: &mut [u32], tweak: Tweak<'_>) -> Result<(), MessageError>;
 }
 
 /// What a message is stored as in a block: `u64`, `u128` (whole integers) or `u32` (digits).
 pub trait Element: Copy + Default + Send + Sync + 'static {
     /// Hands a block of these to the matching method of `transform`.
-    fn apply<X: Transform + ?Sized>(transform: &X, values: &mut [Self])
-    -> Result<(), MessageError>;
+    fn apply<X: Transform + ?Sized>(
+        transform: &X,
+        values: &mut [Self],
+        tweak: Tweak<'_>,
+    ) -> Result<(), MessageError>;
 }
 
 impl Element for u64 {
     fn apply<X: Transform + ?Sized>(
         transform: &X,
         values: &mut [Self],
+        tweak: Tweak<'_>,
     ) -> Result<(), MessageError> {
-        transform.ints_u64(values)
+        transform.ints_u64(values, tweak)
     }
 }
 
@@ -47,8 +52,9 @@ impl Element for u128 {
     fn apply<X: Transform + ?Sized>(
         transform: &X,
         values: &mut [Self],
+        tweak: Tweak<'_>,
     ) -> Result<(), MessageError> {
-        transform.ints_u128(values)
+        transform.ints_u128(values, tweak)
     }
 }
 
@@ -56,8 +62,9 @@ impl Element for u32 {
     fn apply<X: Transform + ?Sized>(
         transform: &X,
         values: &mut [Self],
+        tweak: Tweak<'_>,
     ) -> Result<(), MessageError> {
-        transform.digits(values)
+        transform.digits(values, tweak)
     }
 }
 
@@ -85,24 +92,27 @@ impl<'f> Engine<'f> {
 }
 
 impl Transform for Engine<'_> {
-    fn ints_u64(&self, values: &mut [u64]) -> Result<(), MessageError> {
+    fn ints_u64(&self, values: &mut [u64], tweak: Tweak<'_>) -> Result<(), MessageError> {
+        let batch = self.batch.tweak(tweak);
         match self.direction {
-            Direction::Encrypt => self.batch.encrypt_ints(values),
-            Direction::Decrypt => self.batch.decrypt_ints(values),
+            Direction::Encrypt => batch.encrypt_ints(values),
+            Direction::Decrypt => batch.decrypt_ints(values),
         }
     }
 
-    fn ints_u128(&self, values: &mut [u128]) -> Result<(), MessageError> {
+    fn ints_u128(&self, values: &mut [u128], tweak: Tweak<'_>) -> Result<(), MessageError> {
+        let batch = self.batch.tweak(tweak);
         match self.direction {
-            Direction::Encrypt => self.batch.encrypt_ints(values),
-            Direction::Decrypt => self.batch.decrypt_ints(values),
+            Direction::Encrypt => batch.encrypt_ints(values),
+            Direction::Decrypt => batch.decrypt_ints(values),
         }
     }
 
-    fn digits(&self, digits: &mut [u32]) -> Result<(), MessageError> {
+    fn digits(&self, digits: &mut [u32], tweak: Tweak<'_>) -> Result<(), MessageError> {
+        let batch = self.batch.tweak(tweak);
         match self.direction {
-            Direction::Encrypt => self.batch.encrypt_digits(digits),
-            Direction::Decrypt => self.batch.decrypt_digits(digits),
+            Direction::Encrypt => batch.encrypt_digits(digits),
+            Direction::Decrypt => batch.decrypt_digits(digits),
         }
     }
 }

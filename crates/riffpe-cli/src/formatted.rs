@@ -31,10 +31,10 @@ pub const TWEAK_COLUMN_TAG: &[u8] = b"riffpe-cli/tweak-column\x00";
 /// The context of a row under `--tweak-column`:
 /// `TWEAK_COLUMN_TAG || LE32(len(tweak)) || tweak || LE32(len(field)) || field`, where `tweak`
 /// is `-t`/`--tweak-text` (empty by default) and `field` the tweak column's value (after CSV
-/// unquoting). Every part has its length, so distinct pairs never share a context.
+/// unquoting), appended to `out`. Every part has its length, so distinct pairs never share a
+/// context.
 pub fn row_context(tweak: &[u8], field: &[u8], out: &mut Vec<u8>) -> Result<(), RecordError> {
     let len = |bytes: &[u8]| u32::try_from(bytes.len()).map_err(|_| RecordError::TweakTooLong);
-    out.clear();
     out.extend_from_slice(TWEAK_COLUMN_TAG);
     out.extend_from_slice(&len(tweak)?.to_le_bytes());
     out.extend_from_slice(tweak);

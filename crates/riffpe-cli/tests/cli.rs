@@ -1744,9 +1744,126 @@ fn tweak_columns_bind_each_row_and_are_refused_when_encrypted() {
         message,
         "error: --tweak-column 2: column 2 is also encrypted; a tweak must stay readable to decrypt"
     );
-    let message = failure(keyed().args(["encrypt", "-c", "1", "--tweak-column", "2", "5"]));
+    // Clap's usage error: the values must be in other columns.
+    let output = run(keyed().args(["encrypt", "--tweak-column", "2", "5"]));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--column"));
+}
+
+/// The context `--tweak-column` gives a row, as the README spells it, in hex for `--tweak`.
+fn row_context_hex(tweak: &[u8], field: &[u8]) -> String {
+    let mut context = b"riffpe-cli/tweak-column\x00".to_vec();
+    for part in [tweak, field] {
+        context.extend_from_slice(&(part.len() as u32).to_le_bytes());
+        context.extend_from_slice(part);
+    }
+    context.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn integer_tweak_columns_give_each_row_the_readme_context() {
+    // A small domain, a u128 one and one past u128 (digits): each codec's path.
+    for scheme in [
+        &["-n", "100", "-l", "8"][..],
+        &["-n", "10", "-l", "30"],
+        &["-n", "1000", "-l", "20"],
+    ] {
+        let digits: usize = match scheme[1] {
+            "1000" => 60,
+            "10" => 30,
+            _ => 16,
+        };
+        let value = "1234567890".repeat(6)[..digits].to_string();
+        let rows = [("1", "alice"), ("2", "bob"), ("3", ""), ("4", "alice")];
+        let mut csv = String::from("id,who,number\n");
+        for (id, who) in rows {
+            csv.push_str(&format!("{id},{who},{value}\n"));
+        }
+        for text in ["", "t"] {
+            let options = [
+                "--header",
+                "-c",
+                "3",
+                "--tweak-column",
+                "2",
+                "--tweak-text",
+                text,
+            ];
+            let out = success(
+                keyed()
+                    .arg("encrypt")
+                    .args(scheme)
+                    .args(options)
+                    .write_stdin(csv.clone()),
+            );
+            let lines: Vec<&str> = out.lines().collect();
+            assert_eq!(lines[0], "id,who,number");
+            for ((id, who), line) in rows.iter().zip(&lines[1..]) {
+                let hex = row_context_hex(text.as_bytes(), who.as_bytes());
+                let single = success(
+                    keyed()
+                        .arg("encrypt")
+                        .args(scheme)
+                        .args(["--tweak", &hex, &value]),
+                );
+                assert_eq!(
+                    *line,
+                    format!("{id},{who},{}", single.trim_end()),
+                    "{scheme:?} {text:?}"
+                );
+            }
+            // Equal values: equal tokens only where the rows' tweak fields are equal.
+            assert_ne!(lines[1][8..], lines[2][6..]);
+            assert_eq!(lines[1][8..], lines[4][8..]);
+            let back = success(
+                keyed()
+                    .arg("decrypt")
+                    .args(scheme)
+                    .args(options)
+                    .write_stdin(out),
+            );
+            assert_eq!(back, csv);
+        }
+    }
+}
+
+#[test]
+fn integer_tweak_columns_refuse_what_they_cannot_read() {
+    let csv = "1,alice,12345678\n2,\"bob\",12345678\n";
+    let message = failure(
+        keyed()
+            .args(["encrypt", "-c", "3", "--tweak-column", "2"])
+            .write_stdin(csv),
+    );
+    assert_eq!(
+        message,
+        "error: <stdin>:2: column 2: quoted fields are not supported"
+    );
+    let message = failure(
+        keyed()
+            .args(["encrypt", "-c", "3", "--tweak-column", "4"])
+            .write_stdin(csv),
+    );
+    assert_eq!(
+        message,
+        "error: <stdin>:1: no column 4: the line has 3 fields"
+    );
+    let message = failure(
+        keyed()
+            .args(["encrypt", "-c", "3", "--tweak-column", "3"])
+            .write_stdin(csv),
+    );
+    assert_eq!(
+        message,
+        "error: --tweak-column 3: column 3 is also encrypted; a tweak must stay readable to decrypt"
+    );
+    let message = failure(
+        keyed()
+            .args(["encrypt", "--header", "-c", "3", "--tweak-column", "who"])
+            .write_stdin(csv),
+    );
     assert!(
-        message.contains("--tweak-column needs a format"),
+        message.contains("--tweak-column who: with integer columns it is given by number"),
         "{message}"
     );
 }

@@ -305,12 +305,18 @@ impl Lines<'_> {
     }
 }
 
+/// Where a line's integer is in the block's text, and its tweak field under [`RowTweak`]
+/// (byte offsets, start and end).
+#[derive(Clone, Copy, Default)]
+struct Fields {
+    value: (usize, usize),
+    tweak: (usize, usize),
+}
+
 /// Buffers reused from block to block.
 struct Buffers<E> {
     values: Vec<E>,
-    fields: Vec<(usize, usize)>,
-    /// Each line's tweak field, under [`RowTweak`].
-    tweak_fields: Vec<(usize, usize)>,
+    fields: Vec<Fields>,
     /// The rows' tweaks end to end, and where each ends.
     tweaks: Vec<u8>,
     tweak_ends: Vec<usize>,
@@ -393,7 +399,6 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
         let mut buffers = Buffers {
             values: Vec::new(),
             fields: Vec::new(),
-            tweak_fields: Vec::new(),
             tweaks: Vec::new(),
             tweak_ends: Vec::new(),
             outputs: Vec::new(),
@@ -445,16 +450,13 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
         buffers.values.clear();
         buffers.values.resize(lines * stride, C::Elem::default());
         buffers.fields.clear();
-        buffers.fields.resize(lines, (0, 0));
-        buffers.tweak_fields.clear();
-        buffers.tweak_fields.resize(lines, (0, 0));
+        buffers.fields.resize(lines, Fields::default());
         let failures: Vec<(usize, Option<usize>, RecordError)> = buffers
             .values
             .par_chunks_mut(CHUNK_LINES * stride)
             .zip(buffers.fields.par_chunks_mut(CHUNK_LINES))
-            .zip(buffers.tweak_fields.par_chunks_mut(CHUNK_LINES))
             .enumerate()
-            .filter_map(|(chunk, ((values, fields), tweak_fields))| {
+            .filter_map(|(chunk, (values, fields))| {
                 let first = chunk * CHUNK_LINES;
                 let messages = values.chunks_exact_mut(stride).zip(fields.iter_mut());
                 for (i, (message, field)) in (first..).zip(messages) {
@@ -465,14 +467,12 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
                         Ok(range)
                     });
                     match parsed {
-                        Ok(range) => *field = (from + range.start, from + range.end),
+                        Ok(range) => field.value = (from + range.start, from + range.end),
                         Err(e) => return Some((i, self.value_column(), e)),
                     }
                     if let Some(row) = &self.row_tweak {
                         match row.field(content) {
-                            Ok(range) => {
-                                tweak_fields[i - first] = (from + range.start, from + range.end);
-                            }
+                            Ok(range) => field.tweak = (from + range.start, from + range.end),
                             Err(e) => return Some((i, Some(row.index), e)),
                         }
                     }
@@ -491,7 +491,13 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
             Some(row) => {
                 buffers.tweaks.clear();
                 buffers.tweak_ends.clear();
-                for (i, &(from, to)) in buffers.tweak_fields.iter().enumerate() {
+                for (
+                    i,
+                    &Fields {
+                        tweak: (from, to), ..
+                    },
+                ) in buffers.fields.iter().enumerate()
+                {
                     row_context(row.tweak, &text[from..to], &mut buffers.tweaks).map_err(|e| {
                         self.record_error(source, line + i as u64, Some(row.index), e)
                     })?;
@@ -521,7 +527,7 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
                 out.clear();
                 let first = chunk * CHUNK_LINES;
                 for i in first..lines.min(first + CHUNK_LINES) {
-                    let (field_start, field_end) = fields[i];
+                    let (field_start, field_end) = fields[i].value;
                     out.extend_from_slice(&text[start(i)..field_start]);
                     self.codec
                         .format(&values[i * stride..(i + 1) * stride], out);

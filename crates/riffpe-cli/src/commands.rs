@@ -25,6 +25,10 @@ use crate::number::{Codec, Numbers};
 use crate::output::{self, Sink};
 use crate::progress::Progress;
 
+/// The refusal of `--tweak-column` without `--column` (which clap also enforces).
+const TWEAK_COLUMN_NEEDS_COLUMN: &str =
+    "--tweak-column needs --column: the values must be in other columns";
+
 /// Runs the subcommand.
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
@@ -224,7 +228,7 @@ fn format_layout(args: &CryptArgs, key: &[u8], tweak: &[u8]) -> Result<FormatLay
     };
     if args.csv.column.is_empty() {
         if args.csv.tweak_column.is_some() {
-            bail!("--tweak-column needs --column: the values must be in other columns");
+            bail!(TWEAK_COLUMN_NEEDS_COLUMN);
         }
         let what = match (&args.format.format, &args.format.template) {
             (Some(name), _) => format!("--format {name}"),
@@ -283,7 +287,7 @@ fn row_tweak<'t>(args: &CsvArgs, layout: Layout, tweak: &'t [u8]) -> Result<Opti
         delimiter,
     } = layout
     else {
-        bail!("--tweak-column needs --column: the values must be in other columns");
+        bail!(TWEAK_COLUMN_NEEDS_COLUMN);
     };
     let index = match column {
         ColumnRef::Index(index) => *index,
@@ -293,11 +297,7 @@ fn row_tweak<'t>(args: &CsvArgs, layout: Layout, tweak: &'t [u8]) -> Result<Opti
         ),
     };
     if index == value {
-        bail!(
-            "--tweak-column {column}: column {} is also encrypted; a tweak must stay readable to \
-             decrypt",
-            index + 1
-        );
+        return Err(formatted::tweak_column_encrypted(column, index));
     }
     Ok(Some(RowTweak {
         index,

@@ -43,6 +43,16 @@ pub fn row_context(tweak: &[u8], field: &[u8], out: &mut Vec<u8>) -> Result<(), 
     Ok(())
 }
 
+/// The refusal of `--tweak-column column` (field `index`, 0-based) where that column is also
+/// encrypted.
+pub fn tweak_column_encrypted(column: &ColumnRef, index: usize) -> anyhow::Error {
+    anyhow!(
+        "--tweak-column {column}: column {} is also encrypted; a tweak must stay readable to \
+         decrypt",
+        index + 1
+    )
+}
+
 /// Where the values are in a record.
 #[derive(Debug)]
 pub enum FormatLayout {
@@ -232,11 +242,7 @@ impl FormatPipeline<'_> {
             Some(column) => {
                 let index = find(column, "--tweak-column")?;
                 if targets.iter().any(|&(i, _)| i == index) {
-                    return Err(anyhow!(
-                        "--tweak-column {column}: column {} is also encrypted; a tweak must stay \
-                         readable to decrypt",
-                        index + 1
-                    ));
+                    return Err(tweak_column_encrypted(column, index));
                 }
                 Some(index)
             }

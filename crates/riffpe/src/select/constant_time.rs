@@ -28,9 +28,12 @@ const SIGN: u64 = 1 << 63;
 /// the n²/2 compares run while the next blocks are in flight, and constant-time π costs a
 /// masked scan afterwards. Ranking a batch at a time halves the instructions that compete
 /// with the chain for the core.
+///
+/// A step needs no clearing: a batch's ranks are set when it is ranked, before any later
+/// batch counts into them, and only keys that have arrived are compared. Past the step's
+/// last key, a partial batch's slots hold what an earlier step left, and are never read.
 pub(crate) struct Ranks {
-    /// The keys so far, sign-flipped; `i64::MIN` past the newest, so that the last batch of a
-    /// step is ranked as a whole one.
+    /// The keys so far, sign-flipped.
     keys: [i64; RANKED_RADIX as usize],
     ranks: [i64; RANKED_RADIX as usize],
 }
@@ -39,18 +42,9 @@ impl Ranks {
     #[inline(always)]
     pub(crate) fn new() -> Self {
         Ranks {
-            keys: [i64::MIN; RANKED_RADIX as usize],
+            keys: [0; RANKED_RADIX as usize],
             ranks: [0; RANKED_RADIX as usize],
         }
-    }
-
-    /// Ready for a step of radix `n` (below [`SEARCHED_RADIX`]): only the entries it compares
-    /// are cleared.
-    #[inline(always)]
-    pub(crate) fn reset(&mut self, n: u32) {
-        let len = (n as usize).next_multiple_of(LANES);
-        self.keys[..len].fill(i64::MIN);
-        self.ranks[..len].fill(0);
     }
 
     /// Ranks the keys of a step of radix `n` that arrived since its last whole batch: after
@@ -196,9 +190,7 @@ impl Kept {
     #[inline(always)]
     pub(crate) fn step(&mut self, n: u32) -> Option<Arrivals<'_>> {
         if ranked(n) {
-            let ranks = self.ranks.as_mut()?;
-            ranks.reset(n);
-            Some(Arrivals::Ranked(ranks))
+            Some(Arrivals::Ranked(self.ranks.as_mut()?))
         } else if searched(n) {
             let quarters = self.quarters.as_mut()?;
             quarters.reset(n as usize);
@@ -402,11 +394,9 @@ mod tests {
         let mut ranks = Ranks::new();
         for n in 1..SEARCHED_RADIX {
             let layout = KeyLayout::new(n, 16);
-            ranks.reset(SEARCHED_RADIX - 1);
             for j in 0..SEARCHED_RADIX as usize - 1 {
                 layout.rank_arrival(j as u64, j, &mut ranks);
             }
-            ranks.reset(n);
             // Leads of four values, so that many share them and the index decides.
             let keys: Vec<u64> = (0..n as usize)
                 .map(|j| {

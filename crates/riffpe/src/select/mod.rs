@@ -101,17 +101,16 @@ pub enum Selection {
     /// and `bytes_per_value`: the key of rank x is found branch-free and its index picked
     /// with masks (encryption); the digit's key is fetched by a masked scan and ranked
     /// (decryption).
-    /// Encrypting one message ranks the keys as their AES blocks arrive, four at a time
-    /// (radices below 128, in 4 KiB of stack); from radix 128 on, where the n²/2 compares
-    /// of ranking outgrow the chain, the key of rank x is searched for after it, bit by bit:
-    /// up to radix 256 over the
+    /// Encrypting one message ranks the keys as their AES blocks arrive, four at a time (radices
+    /// below 128, in 4 KiB of stack); from radix 128 on, where the n²/2 compares of ranking outgrow
+    /// the chain, the key of rank x is searched for after it, bit by bit: up to radix 256 over the
     /// keys' 16-bit quarters, sixteen keys to a pair of 128-bit vectors (SSE2, NEON; 2 KiB of
     /// stack), above it two bits a pass over whole keys. In lockstep on x86-64 and aarch64 with
-    /// radices up to 32 767, the group kernel's constant-time passes select for eight lanes at
-    /// a time. Encryption with AVX2 searches a bit a pass over the keys' leading two octets up
-    /// to radix 32, three up to radix 256 (32 keys to a compare), then ranks the at most four
-    /// keys of a lane that share them against each other; above radix 256 it searches their
-    /// 16-bit quarters (sixteen to a compare), and with SSE2 or NEON their quarters (eight).
+    /// radices up to 32 767, the group kernel's constant-time passes select for eight lanes at a
+    /// time. Encryption with AVX2 searches a bit a pass over the keys' leading two octets up to
+    /// radix 32, three up to radix 256 (32 keys to a compare), then ranks the at most four keys of
+    /// a lane that share them against each other; above radix 256 it searches their 16-bit quarters
+    /// (sixteen to a compare), and with SSE2 or NEON their quarters (eight).
     /// The exceptions: a tie of a value's leading 64 bits with another's, which happens with
     /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100), compares the
     /// two values in full; and in lockstep with AVX2 up to radix 256, five keys of a lane that

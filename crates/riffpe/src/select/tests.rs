@@ -79,8 +79,8 @@ pub(crate) mod per_lane {
                     // Constant-time π from ranks kept as the keys arrive (one message), and
                     // from the keys' quarters searched after the chain (both at every radix
                     // here, though the engine takes one by the radix). One `Ranks` and one
-                    // `Quarters` for every x: each use starts from `reset`, as in the engine.
-                    ranks.reset(n as u32);
+                    // `Quarters` for every x, as in the engine: the quarters start from `reset`,
+                    // the ranks from what the last x left.
                     quarters.reset(n);
                     for (j, key) in keys[..n].iter_mut().enumerate() {
                         *key = layout.key(&keystream, j);

@@ -281,6 +281,8 @@ impl BlockCipherEncClosure for Lockstep<'_> {
             && self.direction == Direction::Encrypt
             && self.layout.selection == Selection::ConstantTime;
         let radices = (0..digits).map(|i| self.domain.radix(i).unwrap_or(2));
+        // Made in place and borrowed: moving it into the group would copy its kilobytes.
+        let mut kept = kept.then(|| Kept::for_radices(radices));
         let mut group = Group {
             backend,
             ivs: ParBlocks::<B>::default(),
@@ -289,7 +291,7 @@ impl BlockCipherEncClosure for Lockstep<'_> {
             encoded: None,
             keystream: self.keystream,
             keys: self.keys,
-            kept: kept.then(|| Kept::for_radices(radices)),
+            kept: kept.as_mut(),
         };
         group.ivs.fill(shared);
         for (g, messages) in self.messages.chunks_mut(self.lanes * digits).enumerate() {
@@ -337,7 +339,7 @@ struct Group<'a, B: BlockCipherEncBackend<BlockSize = U16>> {
     /// The keys of one lane's values, then its bucket counts (`layout.keys_stride()` entries).
     keys: &'a mut [u64],
     /// For constant-time π of one message: what it keeps of its keys as they arrive.
-    kept: Option<Kept>,
+    kept: Option<&'a mut Kept>,
 }
 
 impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {

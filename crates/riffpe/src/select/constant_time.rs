@@ -34,16 +34,16 @@ const SIGN: u64 = 1 << 63;
 /// last key, a partial batch's slots hold what an earlier step left, and are never read.
 pub(crate) struct Ranks {
     /// The keys so far, sign-flipped.
-    keys: [i64; RANKED_RADIX as usize],
-    ranks: [i64; RANKED_RADIX as usize],
+    keys: [i64; SEARCHED_RADIX as usize],
+    ranks: [i64; SEARCHED_RADIX as usize],
 }
 
 impl Ranks {
     #[inline(always)]
     pub(crate) fn new() -> Self {
         Ranks {
-            keys: [0; RANKED_RADIX as usize],
-            ranks: [0; RANKED_RADIX as usize],
+            keys: [0; SEARCHED_RADIX as usize],
+            ranks: [0; SEARCHED_RADIX as usize],
         }
     }
 

@@ -77,6 +77,8 @@ type Vector128 = neon::Neon;
 )))]
 type Vector128 = quarter_search::Scalar;
 #[cfg(test)]
+use constant_time::SEARCHED_RADIX;
+#[cfg(test)]
 use constant_time::{Quarters, RANKED_RADIX, Ranks};
 #[cfg(test)]
 use portable::MAX_BUCKETS;

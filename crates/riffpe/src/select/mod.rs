@@ -104,7 +104,7 @@ pub enum Selection {
     /// with masks (encryption); the digit's key is fetched by a masked scan and ranked
     /// (decryption).
     /// Encrypting one message ranks the keys as their AES blocks arrive, four at a time (radices
-    /// below 128, in 4 KiB of stack); from radix 128 on, where the n²/2 compares of ranking outgrow
+    /// below 128, in 2 KiB of stack); from radix 128 on, where the n²/2 compares of ranking outgrow
     /// the chain, the key of rank x is searched for after it, bit by bit: up to radix 256 over the
     /// keys' 16-bit quarters, sixteen keys to a pair of 128-bit vectors (SSE2, NEON; 2 KiB of
     /// stack), above it two bits a pass over whole keys. In lockstep on x86-64 and aarch64 with

@@ -491,13 +491,8 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
             Some(row) => {
                 buffers.tweaks.clear();
                 buffers.tweak_ends.clear();
-                for (
-                    i,
-                    &Fields {
-                        tweak: (from, to), ..
-                    },
-                ) in buffers.fields.iter().enumerate()
-                {
+                for (i, field) in buffers.fields.iter().enumerate() {
+                    let (from, to) = field.tweak;
                     row_context(row.tweak, &text[from..to], &mut buffers.tweaks).map_err(|e| {
                         self.record_error(source, line + i as u64, Some(row.index), e)
                     })?;

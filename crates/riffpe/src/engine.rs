@@ -277,12 +277,12 @@ impl BlockCipherEncClosure for Lockstep<'_> {
         // Constant-time π of one message keeps its keys as they arrive (ranked, or for a
         // search after the chain); what that takes lives here, set up once per call, not once
         // per step.
-        let kept = self.lanes == 1
+        let keeps = self.lanes == 1
             && self.direction == Direction::Encrypt
             && self.layout.selection == Selection::ConstantTime;
         let radices = (0..digits).map(|i| self.domain.radix(i).unwrap_or(2));
-        // Made in place and borrowed: moving it into the group would copy its kilobytes.
-        let mut kept = kept.then(|| Kept::for_radices(radices));
+        // Made here and borrowed: moving it into the group would copy its kilobytes.
+        let mut kept = keeps.then(|| Kept::for_radices(radices));
         let mut group = Group {
             backend,
             ivs: ParBlocks::<B>::default(),

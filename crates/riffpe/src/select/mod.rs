@@ -77,9 +77,7 @@ type Vector128 = neon::Neon;
 )))]
 type Vector128 = quarter_search::Scalar;
 #[cfg(test)]
-use constant_time::SEARCHED_RADIX;
-#[cfg(test)]
-use constant_time::{Quarters, RANKED_RADIX, Ranks};
+use constant_time::{Quarters, RANKED_RADIX, Ranks, SEARCHED_RADIX};
 #[cfg(test)]
 use portable::MAX_BUCKETS;
 pub(crate) use portable::{Histogram, KeyLayout};

@@ -5,13 +5,13 @@ use std::process::Command;
 
 use crate::shell::{self, Result, TestCounts, Timings, cargo, run, run_tee};
 use crate::workspace::Metadata;
-use crate::{cross, fuzz};
+use crate::{cross, fuzz, x86_cpus};
 
 /// Bare-metal targets the core must build for: a Cortex-M4F and a 64-bit ARM without an OS.
 pub const NO_STD_TARGETS: [&str; 2] = ["thumbv7em-none-eabihf", "aarch64-unknown-none"];
 
 /// Steps of `ci`, by the names `--skip` takes.
-pub const STEPS: [&str; 11] = [
+pub const STEPS: [&str; 12] = [
     "fmt",
     "clippy",
     "doc",
@@ -21,6 +21,7 @@ pub const STEPS: [&str; 11] = [
     "python",
     "no-std",
     "cross-test",
+    "x86-cpus",
     "fuzz-test",
     "fuzz-smoke",
 ];
@@ -72,6 +73,7 @@ pub fn ci(options: &Options) -> Result {
             "python" => python(),
             "no-std" => no_std(),
             "cross-test" => cross::cross_test(),
+            "x86-cpus" => x86_cpus::x86_cpus(),
             "fuzz-test" => fuzz::fuzz_test(),
             "fuzz-smoke" => fuzz::fuzz_smoke(options.fuzz_seconds),
             _ => unreachable!("every step is matched"),

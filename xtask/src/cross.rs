@@ -65,15 +65,23 @@ impl Cross {
     }
 }
 
-/// The cross linker and qemu-user, when missing. On Debian 12 qemu comes from
-/// bookworm-backports (10.x): from 8.1 qemu runs the guest's AES instructions on the host's
-/// AES-NI, which halves the emulated tests' time, and from 8.2 it shows the emulated CPU in
-/// `/proc/cpuinfo` (7.2 shows the host's).
+/// The cross linker and qemu-user, when missing.
 fn install_tools() -> Result {
     if !shell::have(LINKER) {
         shell::apt_install(&LINKER_PACKAGES, None)?;
     }
-    if !shell::have("qemu-aarch64") {
+    if !shell::have(LINKER) {
+        return Err(format!("`{LINKER}` is still missing after installing").into());
+    }
+    install_qemu("qemu-aarch64")
+}
+
+/// qemu-user, which holds `program` (`qemu-aarch64`, `qemu-x86_64`), when missing. On Debian 12
+/// it comes from bookworm-backports (10.x): from 8.1 qemu runs the guest's AES instructions on
+/// the host's AES-NI, which halves the emulated tests' time, and from 8.2 it shows the emulated
+/// CPU in `/proc/cpuinfo` (7.2 shows the host's).
+pub fn install_qemu(program: &str) -> Result {
+    if !shell::have(program) {
         let backports = shell::os_codename()
             .filter(|codename| codename == "bookworm")
             .is_some()
@@ -83,10 +91,8 @@ fn install_tools() -> Result {
             )?;
         shell::apt_install(&["qemu-user"], backports.then_some("bookworm-backports"))?;
     }
-    for program in [LINKER, "qemu-aarch64"] {
-        if !shell::have(program) {
-            return Err(format!("`{program}` is still missing after installing").into());
-        }
+    if !shell::have(program) {
+        return Err(format!("`{program}` is still missing after installing").into());
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ mod fuzz;
 mod machine;
 mod shell;
 mod workspace;
+mod x86_cpus;
 
 use std::collections::BTreeSet;
 use std::env;
@@ -24,8 +25,8 @@ COMMANDS:
   ci             everything CI runs, in order: fmt, clippy, doc, test, benches (in test
                  mode), examples, python
                  (python/ci.sh: wheel, ruff, pytest), no-std,
-                 cross-test, fuzz-test (the fuzz crate's fmt, clippy and tests, which replay
-                 fuzz/regressions/), fuzz-smoke
+                 cross-test, x86-cpus, fuzz-test (the fuzz crate's fmt, clippy and tests,
+                 which replay fuzz/regressions/), fuzz-smoke
                    --skip STEP          leave out a step (repeatable)
                    --keep-going         run the other steps after a failure (still fails)
                    --fuzz-seconds N     seconds per fuzz target (default 30)
@@ -33,6 +34,9 @@ COMMANDS:
                  probe for aarch64-unknown-linux-gnu under `qemu-aarch64 -cpu cortex-a72`
                  (natively on an aarch64 host), installing the target, linker and qemu when
                  missing
+  x86-cpus       the core's tests under `qemu-x86_64 -cpu MODEL` for x86-64 CPUs the host is
+                 not: Westmere (AES-NI, no AVX), Haswell (AVX2, no VAES) and, on hosts with
+                 AVX-512, qemu's max (VAES-256), checking the AES backend each one gets
   no-std         builds the core without default features for thumbv7em-none-eabihf and
                  aarch64-unknown-none, and the no-alloc example for thumbv7em-none-eabihf
   bench-report   runs `cargo bench -p riffpe-benches` and writes BENCHMARKS.md
@@ -101,6 +105,11 @@ fn dispatch(args: &[String]) -> Result {
             options.none()?;
             shell::step("cross-test");
             cross::cross_test()
+        }
+        "x86-cpus" => {
+            options.none()?;
+            shell::step("x86-cpus");
+            x86_cpus::x86_cpus()
         }
         "no-std" => {
             options.none()?;

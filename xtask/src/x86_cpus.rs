@@ -1,0 +1,154 @@
+//! `cargo xtask x86-cpus`: the core's tests on x86-64 CPUs other than the host, under
+//! `qemu-x86_64 -cpu MODEL`, so that the AES backends and selection kernels the host does not
+//! pick still run: AES-NI without AVX (SSE2 kernels), AES-NI with AVX2 but no VAES (the AVX2
+//! group kernels on the `aes` crate's AES-NI), and riffpe's own VAES-256 where the host has
+//! AVX-512 and so runs the `aes` crate's VAES-512 instead. qemu's TCG has no AVX-512, so the
+//! AVX-512 kernels run only on hosts that have it; a CPU without AES-NI is left out too (the
+//! software AES under emulation takes over ten minutes for the vectors alone).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::shell::{self, Result, TestCounts, cargo, run_tee};
+use crate::{cross, workspace};
+
+/// The package whose tests run on each model: AES backends, kernels and lockstep live there.
+const PACKAGE_MANIFEST: &str = "crates/riffpe/Cargo.toml";
+
+/// Left out under emulation, as the host runs them: the exhaustive bijection check (pure
+/// permutation logic, also left out by `cross-test`) and the comparison with the plain
+/// reference on random parameters (100 s a model, most of it in the reference). On each model
+/// the vectors and `lockstep_equals_one_at_a_time` still hold the engine to the reference's
+/// outputs, one message and in lockstep.
+const SKIPPED_TESTS: [&str; 2] = [
+    "exhaustive_bijection_on_small_domains",
+    "fast_path_equals_plain_reference",
+];
+
+/// A qemu CPU model and the AES backend `aes_backend` must report on it.
+struct Model {
+    name: &'static str,
+    backend: &'static str,
+    what: &'static str,
+}
+
+const MODELS: [Model; 3] = [
+    Model {
+        name: "Westmere",
+        backend: "AES-NI, 8 blocks at once",
+        what: "AES-NI and SSE4.2, no AVX: SSE2 constant-time kernel, lane by lane fast",
+    },
+    Model {
+        name: "Haswell-noTSX",
+        backend: "AES-NI, 8 blocks at once",
+        what: "AES-NI and AVX2, no VAES: AVX2 group kernels",
+    },
+    Model {
+        name: "max",
+        backend: "VAES-256 (AVX2, riffpe's own), 16 blocks at once",
+        what: "VAES and AVX2, no AVX-512 (TCG has none): riffpe's VAES-256 backend",
+    },
+];
+
+/// Whether the host itself runs `model`'s backend and kernels, so emulating it adds nothing.
+fn host_runs(model: &Model) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        let vaes256 = has!("vaes") && has!("avx2") && !has!("avx512f");
+        model.name == "max" && vaes256
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = model;
+        false
+    }
+}
+
+/// Executables of the last `cargo test`/`cargo build` with `args`, as `(target name,
+/// manifest path, path)`. The workspace is built as the test step builds it, so nothing is
+/// rebuilt (a single package would resolve other features and rebuild the core).
+fn executables(args: &[&str]) -> Result<Vec<(String, String, PathBuf)>> {
+    let json = shell::read(cargo().args(args).arg("--message-format=json"))?;
+    let mut found = Vec::new();
+    for line in json.lines() {
+        let message: Value = serde_json::from_str(line)?;
+        if message["reason"] != "compiler-artifact" {
+            continue;
+        }
+        if let (Some(name), Some(manifest), Some(path)) = (
+            message["target"]["name"].as_str(),
+            message["manifest_path"].as_str(),
+            message["executable"].as_str(),
+        ) {
+            found.push((name.to_owned(), manifest.to_owned(), PathBuf::from(path)));
+        }
+    }
+    Ok(found)
+}
+
+pub fn x86_cpus() -> Result {
+    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        println!("skipped: the host is not x86-64 Linux");
+        return Ok(());
+    }
+    cross::install_qemu("qemu-x86_64")?;
+    let version = shell::read(Command::new("qemu-x86_64").arg("--version"))?;
+    println!("qemu: {}", version.lines().next().unwrap_or("?"));
+
+    let tests: Vec<PathBuf> = executables(&["test", "--workspace", "--no-run"])?
+        .into_iter()
+        .filter(|(_, manifest, _)| manifest.ends_with(PACKAGE_MANIFEST))
+        .map(|(_, _, path)| path)
+        .collect();
+    // Where cargo would run them: the package's directory.
+    let package = workspace::root().join(PACKAGE_MANIFEST);
+    let package = package.parent().unwrap_or(workspace::root());
+    let probe = executables(&["build", "--workspace", "--examples"])?
+        .into_iter()
+        .find(|(name, _, _)| name == "aes_backend")
+        .map(|(_, _, path)| path)
+        .ok_or("no aes_backend example was built")?;
+    if tests.is_empty() {
+        return Err(format!("no test executables of {PACKAGE_MANIFEST}").into());
+    }
+
+    for model in &MODELS {
+        println!("\n-- {} ({})", model.name, model.what);
+        if host_runs(model) {
+            println!("skipped: the host runs this backend and these kernels natively");
+            continue;
+        }
+        let qemu = || {
+            let mut command = Command::new("qemu-x86_64");
+            command.args(["-cpu", model.name]);
+            command
+        };
+        let reported = run_tee(qemu().arg(&probe))?;
+        if !reported.contains(model.backend) {
+            return Err(format!(
+                "on {} the AES backend should be \"{}\"; aes_backend reported:\n{reported}",
+                model.name, model.backend
+            )
+            .into());
+        }
+        let mut counts = TestCounts::default();
+        for test in &tests {
+            let mut command = qemu();
+            command.arg(test).current_dir(package);
+            for skipped in SKIPPED_TESTS {
+                command.args(["--skip", skipped]);
+            }
+            let output = run_tee(&mut command)?;
+            let more = TestCounts::parse(&output);
+            counts.binaries += more.binaries;
+            counts.passed += more.passed;
+            counts.failed += more.failed;
+            counts.ignored += more.ignored;
+        }
+        println!("{}: {counts}", model.name);
+    }
+    Ok(())
+}

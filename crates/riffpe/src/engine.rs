@@ -622,11 +622,11 @@ impl MacInputs<'_> {
     /// a block: W divides 16), lane by lane at a fixed stride.
     #[inline(always)]
     fn put<const W: usize>(&mut self, slot: usize, value: impl Fn(usize) -> u32) {
-        let at = slot * W;
-        let start = (at / 16) * self.lanes * 16 + at % 16;
-        let row = &mut self.macs[start..][..(self.lanes - 1) * 16 + W];
-        for (lane, bytes) in row.chunks_mut(16).enumerate() {
-            bytes[..W].copy_from_slice(&value(lane).to_le_bytes()[..W]);
+        let (block, offset) = (slot * W / 16, slot * W % 16);
+        let row = &mut self.macs[block * self.lanes * 16..][..self.lanes * 16];
+        let (blocks, _) = row.as_chunks_mut::<16>();
+        for (lane, bytes) in blocks.iter_mut().enumerate() {
+            bytes[offset..offset + W].copy_from_slice(&value(lane).to_le_bytes()[..W]);
         }
     }
 

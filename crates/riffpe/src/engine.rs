@@ -468,8 +468,8 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             let blocks = Blocks::new(&self.keystream[..(blocks + 1) * row_bytes], lanes, keyed);
             let work = Work::new(self.keys, n);
             let mut column = [0u32; group::MAX_LANES];
-            for (lane, digit) in column[..lanes].iter_mut().enumerate() {
-                *digit = messages[lane * digits + i];
+            for (digit, message) in column.iter_mut().zip(messages.chunks_exact(digits)) {
+                *digit = message[i];
             }
             match kernel {
                 GroupKernel::Fast(kernel) if forward => kernel.forward(&blocks, work, &mut column),
@@ -478,8 +478,8 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                     kernel.select(&blocks, work, &mut column, forward)
                 }
             }
-            for (lane, &digit) in column[..lanes].iter().enumerate() {
-                messages[lane * digits + i] = digit;
+            for (&digit, message) in column.iter().zip(messages.chunks_exact_mut(digits)) {
+                message[i] = digit;
             }
         } else {
             // Many chains are bound by AES throughput: keep the block loop lean, then make each

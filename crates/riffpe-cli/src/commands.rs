@@ -475,7 +475,7 @@ pub fn formats() -> Result<()> {
                         values
                     )
                 }
-                Ok(values) => format!("{} values", power_of_ten(values)),
+                Ok(values) => format!("{} values", size_text(values)),
                 Err(e) => format!("refused: {e}"),
             };
             text.push_str(&format!("  {length:>3} characters: {size}\n"));
@@ -491,9 +491,9 @@ pub fn formats() -> Result<()> {
         .context("cannot write to stdout")
 }
 
-/// `10^k` for an exact power of ten, the number itself otherwise (`2.6·10^8` is clearer as
-/// digits than as a rounded power).
-fn power_of_ten(values: u128) -> String {
+/// A domain size as `formats` prints it: `10^k` or `2^k` for an exact power (of two from 2^20
+/// on), the number itself otherwise (`2.6·10^8` is clearer as digits than as a rounded power).
+fn size_text(values: u128) -> String {
     let mut k = 0;
     let mut rest = values;
     while rest >= 10 && rest.is_multiple_of(10) {
@@ -502,6 +502,11 @@ fn power_of_ten(values: u128) -> String {
     }
     match (rest, k) {
         (1, k) if k >= 3 => format!("10^{k}"),
+        // `domain_for` saturates: 16^32 and above do not fit in 128 bits.
+        _ if values == u128::MAX => "2^128 or more".to_string(),
+        _ if values.is_power_of_two() && values >= 1 << 20 => {
+            format!("2^{}", values.trailing_zeros())
+        }
         _ => values.to_string(),
     }
 }

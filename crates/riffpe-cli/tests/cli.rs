@@ -1961,4 +1961,7 @@ fn formats_lists_every_named_format_with_its_domains() {
         "{out}"
     );
     assert!(out.contains("radices: 10 each, the last digit set by Luhn"));
+    // 16^32 does not fit the 128-bit size, which saturates: not printed as 2^128 - 1.
+    assert!(out.contains("32 characters: 2^128 or more values"), "{out}");
+    assert!(out.contains("16 characters: 2^64 values"), "{out}");
 }

@@ -20,6 +20,7 @@ Examples:
   riffpe encrypt --key-file card.key --format card '4111 1111 1111 1111'
   riffpe encrypt --key-file pii.key --header --column card:card --column ssn:ssn \\
       --input customers.csv --output protected.csv
+  riffpe encrypt --key-file id.key --header --column 'id:template=A9{7}' --input users.csv
   riffpe formats
   riffpe bases 260000000 --threshold 20";
 
@@ -116,8 +117,9 @@ pub struct FormatArgs {
     )]
     pub alphabet: Option<String>,
 
-    /// With --alphabet: characters that pass through where they are (separators)
-    #[arg(long, value_name = "CHARS", requires = "alphabet")]
+    /// With --alphabet (or a column's alphabet=A): characters that pass through where they are
+    /// (separators)
+    #[arg(long, value_name = "CHARS")]
     pub passthrough: Option<String>,
 
     /// Keep the first N alphabet characters (separators not counted) unencrypted
@@ -183,13 +185,60 @@ impl std::fmt::Display for ColumnRef {
     }
 }
 
-/// A `--column`: which column, and its named format if given (`3:card`, `ssn:ssn`).
+/// A `--column`: which column, and its own format if given (`3:card`, `ssn:ssn`,
+/// `id:template=A9{7}`, `dna:alphabet=ACGT`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ColumnSpec {
     /// The column.
     pub column: ColumnRef,
-    /// The named format after `:`.
-    pub format: Option<String>,
+    /// The format after `:`.
+    pub format: Option<ColumnFormat>,
+}
+
+/// The format a `--column` gives its column, as `--format`, `--template` or `--alphabet` would.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ColumnFormat {
+    /// `N:NAME`.
+    Named(String),
+    /// `N:template=T`.
+    Template(String),
+    /// `N:alphabet=A`.
+    Alphabet(String),
+}
+
+impl ColumnFormat {
+    /// The first `:template=T` or `:alphabet=A` in `text`: where it starts, and the format it
+    /// gives (`T` or `A` run to the end of `text`).
+    fn find_marked(text: &str) -> Option<(usize, ColumnFormat)> {
+        let (at, marker) = [":template=", ":alphabet="]
+            .into_iter()
+            .filter_map(|marker| Some((text.find(marker)?, marker)))
+            .min()?;
+        let spec = text[at + marker.len()..].to_string();
+        Some(match marker {
+            ":template=" => (at, ColumnFormat::Template(spec)),
+            _ => (at, ColumnFormat::Alphabet(spec)),
+        })
+    }
+
+    /// Whether nothing follows the kind's marker (a name is never empty).
+    fn is_empty(&self) -> bool {
+        match self {
+            ColumnFormat::Named(s) | ColumnFormat::Template(s) | ColumnFormat::Alphabet(s) => {
+                s.is_empty()
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for ColumnFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ColumnFormat::Named(name) => f.write_str(name),
+            ColumnFormat::Template(template) => write!(f, "template={template}"),
+            ColumnFormat::Alphabet(alphabet) => write!(f, "alphabet={alphabet}"),
+        }
+    }
 }
 
 /// Where the key comes from.
@@ -322,9 +371,10 @@ pub struct IoArgs {
 #[command(next_help_heading = "CSV")]
 pub struct CsvArgs {
     /// Process column N (1-based) of each row, or the column named NAME in the header
-    /// (with --header); N:FORMAT or NAME:FORMAT gives it its own named format. Repeat for
-    /// several columns. Every other byte passes through unchanged. Integers: one column,
-    /// quote-free fields; formats: RFC 4180 quoting
+    /// (with --header); N:FORMAT or NAME:FORMAT gives it its own format: a name (3:card), a
+    /// template (id:template=A9{7}) or an alphabet (dna:alphabet=ACGT). Repeat for several
+    /// columns. Every other byte passes through unchanged. Integers: one column, quote-free
+    /// fields; formats: RFC 4180 quoting
     #[arg(short = 'c', long, value_name = "N[:FORMAT]", value_parser = parse_column)]
     pub column: Vec<ColumnSpec>,
 
@@ -363,12 +413,23 @@ fn parse_column_ref(text: &str) -> Result<ColumnRef, String> {
     Ok(ColumnRef::Name(text.to_string()))
 }
 
-/// `N`, `NAME`, `N:FORMAT` or `NAME:FORMAT` (split at the last `:`).
+/// `N`, `NAME`, `N:FORMAT` or `NAME:FORMAT`: split before the first `:template=` or
+/// `:alphabet=` (a template or an alphabet may hold `:` itself), else at the last `:` (a header
+/// name may).
 fn parse_column(text: &str) -> Result<ColumnSpec, String> {
+    if let Some((at, format)) = ColumnFormat::find_marked(text) {
+        if format.is_empty() {
+            return Err(format!("{text:?}: nothing after `=`"));
+        }
+        return Ok(ColumnSpec {
+            column: parse_column_ref(&text[..at])?,
+            format: Some(format),
+        });
+    }
     match text.rsplit_once(':') {
         Some((column, format)) if !format.is_empty() => Ok(ColumnSpec {
             column: parse_column_ref(column)?,
-            format: Some(format.to_string()),
+            format: Some(ColumnFormat::Named(format.to_string())),
         }),
         Some(_) => Err(format!("{text:?}: no format after `:`")),
         None => Ok(ColumnSpec {
@@ -466,5 +527,47 @@ mod tests {
         assert!(parse_delimiter(",,").is_err());
         assert!(parse_delimiter("\n").is_err());
         assert!(parse_delimiter("é").is_err());
+    }
+
+    #[test]
+    fn columns_and_their_formats() {
+        let spec = |column, format| Ok(ColumnSpec { column, format });
+        let name = |n: &str| ColumnRef::Name(n.to_string());
+        assert_eq!(parse_column("3"), spec(ColumnRef::Index(2), None));
+        assert_eq!(
+            parse_column("3:card"),
+            spec(
+                ColumnRef::Index(2),
+                Some(ColumnFormat::Named("card".into()))
+            )
+        );
+        // A header name may hold `:`; a format name may not.
+        assert_eq!(
+            parse_column("a:b:ssn"),
+            spec(name("a:b"), Some(ColumnFormat::Named("ssn".into())))
+        );
+        // A template or an alphabet may hold `:` and `=`.
+        assert_eq!(
+            parse_column("mac:template=xx:xx:x=x"),
+            spec(
+                name("mac"),
+                Some(ColumnFormat::Template("xx:xx:x=x".into()))
+            )
+        );
+        assert_eq!(
+            parse_column("2:alphabet=AC:template=GT"),
+            spec(
+                ColumnRef::Index(1),
+                Some(ColumnFormat::Alphabet("AC:template=GT".into()))
+            )
+        );
+        assert_eq!(
+            parse_column("id:template=A9{7}").map(|c| c.format.unwrap().to_string()),
+            Ok("template=A9{7}".to_string())
+        );
+        assert!(parse_column("3:").is_err());
+        assert!(parse_column("3:template=").is_err());
+        assert!(parse_column("0:card").is_err());
+        assert!(parse_column(":alphabet=ACGT").is_err());
     }
 }

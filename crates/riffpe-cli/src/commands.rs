@@ -14,8 +14,8 @@ use zeroize::Zeroizing;
 use riffpe_format::{Alphabet, Format, FormatCipher, Luhn};
 
 use crate::args::{
-    BasesArgs, Cli, ColumnRef, Command, CryptArgs, CsvArgs, FormatArgs, KeygenArgs, LuhnMode,
-    SchemeArgs,
+    BasesArgs, Cli, ColumnFormat, ColumnRef, Command, CryptArgs, CsvArgs, FormatArgs, KeygenArgs,
+    LuhnMode, SchemeArgs,
 };
 use crate::bulk::{self, Layout, Pipeline, RowTweak, Source};
 use crate::engine::{Direction, Engine};
@@ -170,6 +170,11 @@ fn pool(args: &CryptArgs) -> Result<rayon::ThreadPool> {
 /// that have no format to apply to.
 fn formatted_mode(args: &CryptArgs) -> Result<bool> {
     let formatted = args.format.any() || args.csv.column.iter().any(|c| c.format.is_some());
+    let alphabet = args.format.alphabet.is_some()
+        || (args.csv.column.iter()).any(|c| matches!(c.format, Some(ColumnFormat::Alphabet(_))));
+    if args.format.passthrough.is_some() && !alphabet {
+        bail!("--passthrough needs an alphabet: --alphabet or --column N:alphabet=A");
+    }
     if !formatted {
         let needs = "needs a format: --format, --template, --alphabet or --column N:FORMAT";
         if args.format.modifiers() {
@@ -179,17 +184,19 @@ fn formatted_mode(args: &CryptArgs) -> Result<bool> {
     Ok(formatted)
 }
 
-/// A named format, a template or a free-form alphabet, with the options that change it.
-fn build_format(args: &FormatArgs, named: Option<&str>) -> Result<Format> {
-    let format = match (
-        named,
-        args.format.as_deref(),
-        &args.template,
-        &args.alphabet,
-    ) {
-        (Some(name), ..) | (None, Some(name), ..) => Format::named(name)?,
-        (None, None, Some(template), _) => Format::template(template)?,
-        (None, None, None, Some(alphabet)) => {
+/// A named format, a template or a free-form alphabet (a column's own, else the options'),
+/// with the options that change it.
+fn build_format(args: &FormatArgs, column: Option<&ColumnFormat>) -> Result<Format> {
+    let from_args = match (&args.format, &args.template, &args.alphabet) {
+        (Some(name), ..) => Some(ColumnFormat::Named(name.clone())),
+        (None, Some(template), _) => Some(ColumnFormat::Template(template.clone())),
+        (None, None, Some(alphabet)) => Some(ColumnFormat::Alphabet(alphabet.clone())),
+        (None, None, None) => None,
+    };
+    let format = match column.or(from_args.as_ref()) {
+        Some(ColumnFormat::Named(name)) => Format::named(name)?,
+        Some(ColumnFormat::Template(template)) => Format::template(template)?,
+        Some(ColumnFormat::Alphabet(alphabet)) => {
             let chars = match Alphabet::by_name(alphabet) {
                 Some(builtin) => builtin,
                 None => Alphabet::new(alphabet)?,
@@ -197,7 +204,7 @@ fn build_format(args: &FormatArgs, named: Option<&str>) -> Result<Format> {
             let passthrough = args.passthrough.as_deref().unwrap_or("");
             Format::free_form(chars, passthrough)?
         }
-        (None, None, None, None) => bail!(
+        None => bail!(
             "no format: give --format, --template or --alphabet, or a format per column (N:FORMAT)"
         ),
     };
@@ -220,8 +227,8 @@ fn build_format(args: &FormatArgs, named: Option<&str>) -> Result<Format> {
 
 /// The format ciphers and where their values are: whole lines (or arguments), or CSV columns.
 fn format_layout(args: &CryptArgs, key: &[u8], tweak: &[u8]) -> Result<FormatLayout> {
-    let cipher = |named: Option<&str>, what: &str| -> Result<FormatCipher> {
-        let format = build_format(&args.format, named).map_err(|e| anyhow!("{what}: {e}"))?;
+    let cipher = |column: Option<&ColumnFormat>, what: &str| -> Result<FormatCipher> {
+        let format = build_format(&args.format, column).map_err(|e| anyhow!("{what}: {e}"))?;
         let cipher = FormatCipher::with_selection(key, format, args.scheme.selection())
             .map_err(|e| anyhow!("{what}: {e}"))?;
         Ok(cipher.context(tweak))
@@ -243,10 +250,10 @@ fn format_layout(args: &CryptArgs, key: &[u8], tweak: &[u8]) -> Result<FormatLay
     let mut columns = Vec::with_capacity(args.csv.column.len());
     for spec in &args.csv.column {
         let what = match &spec.format {
-            Some(name) => format!("--column {}:{name}", spec.column),
+            Some(format) => format!("--column {}:{format}", spec.column),
             None => format!("--column {}", spec.column),
         };
-        columns.push((spec.column.clone(), cipher(spec.format.as_deref(), &what)?));
+        columns.push((spec.column.clone(), cipher(spec.format.as_ref(), &what)?));
     }
     Ok(FormatLayout::Csv {
         delimiter: args.csv.delimiter,

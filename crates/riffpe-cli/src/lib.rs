@@ -17,6 +17,7 @@
 //! riffpe encrypt --key-file id.key --radices 26,10,10,10,10,10,10,10 12345678
 //! riffpe encrypt --key-file card.key --format card '4111 1111 1111 1111'
 //! riffpe encrypt --key-file pii.key --header --column card:card --column ssn:ssn --input customers.csv
+//! riffpe encrypt --key-file id.key --header --column 'id:template=A9{7}' --input users.csv
 //! riffpe formats
 //! riffpe bases 260000000 --threshold 20
 //! ```

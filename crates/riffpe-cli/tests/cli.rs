@@ -1629,6 +1629,85 @@ fn formatted_columns_match_the_single_value_commands() {
 }
 
 #[test]
+fn columns_with_their_own_templates_and_alphabets() {
+    let csv = "id,mac,dna,card\nK1234567,00:1a:2b:3c:4d:5e,GATT-ACA,4111 1111 1111 1111\n";
+    let columns = [
+        "-c",
+        "id:template=A9{7}",
+        "-c",
+        "mac:template=xx:xx:xx:xx:xx:xx",
+        "-c",
+        "3:alphabet=ACGT",
+        "-c",
+        "card:card",
+    ];
+    let common = ["--header", "--passthrough", "-", "--allow-small-domain"];
+    let out = success(
+        keyed()
+            .arg("encrypt")
+            .args(common)
+            .args(columns)
+            .write_stdin(csv),
+    );
+    // Each column as its own single-value command encrypts it.
+    let one = |options: &[&str], value: &str| {
+        let token = success(keyed().arg("encrypt").args(options).arg(value));
+        token.trim_end().to_string()
+    };
+    let expected = [
+        one(&["--template", "A9{7}"], "K1234567"),
+        one(&["--template", "xx:xx:xx:xx:xx:xx"], "00:1a:2b:3c:4d:5e"),
+        one(
+            &[
+                "--alphabet",
+                "ACGT",
+                "--passthrough",
+                "-",
+                "--allow-small-domain",
+            ],
+            "GATT-ACA",
+        ),
+        one(&["--format", "card"], "4111 1111 1111 1111"),
+    ];
+    assert_eq!(out, format!("id,mac,dna,card\n{}\n", expected.join(",")));
+    assert!(
+        expected[2].contains('-'),
+        "the passthrough stays: {}",
+        expected[2]
+    );
+    let back = success(
+        keyed()
+            .arg("decrypt")
+            .args(common)
+            .args(columns)
+            .write_stdin(out),
+    );
+    assert_eq!(back, csv);
+
+    // A format that does not build names its column.
+    let err = failure(
+        keyed()
+            .args(["encrypt", "--header", "-c", "id:template=A9{"])
+            .write_stdin(csv),
+    );
+    assert!(err.contains("--column id:template=A9{"), "{err}");
+    // --passthrough needs an alphabet to pass through.
+    let err = failure(
+        keyed()
+            .args([
+                "encrypt",
+                "--header",
+                "-c",
+                "id:template=A9{7}",
+                "--passthrough",
+                "-",
+            ])
+            .write_stdin(csv),
+    );
+    assert!(err.contains("--passthrough needs an alphabet"), "{err}");
+}
+
+#[test]
 fn lines_and_arguments_in_each_kind_of_format() {
     let cases: &[(&[&str], &str)] = &[
         (&["--format", "card"], "4111 1111 1111 1111"),

@@ -8,8 +8,9 @@
 //! 2. transform: the whole block at once ([`Transform`], the batch crate's parallel mode);
 //! 3. format: bytes before the field, the new value, bytes after it (line ending included).
 //!
-//! The first bad line stops the run before anything of its block is written, with an error
-//! naming the input, the line number and the reason.
+//! An empty field (an empty line, or a null in a CSV column) passes through unchanged. The
+//! first bad line stops the run before anything of its block is written, with an error naming
+//! the input, the line number and the reason.
 
 use std::fmt;
 use std::io::{self, ErrorKind, Read, Write};
@@ -306,7 +307,8 @@ impl Lines<'_> {
 }
 
 /// Where a line's integer is in the block's text, and its tweak field under [`RowTweak`]
-/// (byte offsets, start and end).
+/// (byte offsets, start and end); an empty integer field leaves both empty, and its line is
+/// written as it was read.
 #[derive(Clone, Copy, Default)]
 struct Fields {
     value: (usize, usize),
@@ -463,10 +465,15 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
                     let from = start(i);
                     let (content, _) = records::split_line_ending(&text[from..ends[i]]);
                     let parsed = self.layout.field(content).and_then(|range| {
-                        self.codec.parse(&content[range.clone()], message)?;
+                        // An empty field (a null, or an empty line) passes through; its
+                        // message stays zero and its result is not written.
+                        if !range.is_empty() {
+                            self.codec.parse(&content[range.clone()], message)?;
+                        }
                         Ok(range)
                     });
                     match parsed {
+                        Ok(range) if range.is_empty() => continue,
                         Ok(range) => field.value = (from + range.start, from + range.end),
                         Err(e) => return Some((i, self.value_column(), e)),
                     }
@@ -523,6 +530,10 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
                 let first = chunk * CHUNK_LINES;
                 for i in first..lines.min(first + CHUNK_LINES) {
                     let (field_start, field_end) = fields[i].value;
+                    if field_start == field_end {
+                        out.extend_from_slice(&text[start(i)..ends[i]]);
+                        continue;
+                    }
                     out.extend_from_slice(&text[start(i)..field_start]);
                     self.codec
                         .format(&values[i * stride..(i + 1) * stride], out);
@@ -683,6 +694,14 @@ pub(crate) mod tests {
                 b"a;b;c\r\nx;0000000000000005;\xff\r\ny;0000000000000006\n",
             ),
             (b"x;5\n", csv, false, b"x;0000000000000005\n"),
+            // Empty lines and empty fields (nulls) pass through; their zero is not written.
+            (
+                b"1\n\n\r\n3",
+                Layout::Lines,
+                false,
+                b"0000000000000001\n\n\r\n0000000000000003",
+            ),
+            (b"x;;z\ny;\r\n", csv, false, b"x;;z\ny;\r\n"),
         ];
         for &(input, layout, header, expected) in cases {
             for block_lines in [1, 2, MAX_BLOCK_LINES] {
@@ -709,6 +728,9 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string();
         assert_eq!(message, "in.txt:3: no column 3: the line has 2 fields");
+        // A line without the column is not a null.
+        let message = run(b"\n", csv, false, 1).unwrap_err().to_string();
+        assert_eq!(message, "in.txt:1: no column 3: the line is empty");
         let message = run(b"a,b,c\n", csv, false, 1).unwrap_err().to_string();
         assert_eq!(
             message,

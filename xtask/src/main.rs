@@ -36,7 +36,8 @@ COMMANDS:
                  missing
   x86-cpus       the core's tests under `qemu-x86_64 -cpu MODEL` for x86-64 CPUs the host is
                  not: Westmere (AES-NI, no AVX), Haswell (AVX2, no VAES) and qemu's max
-                 (VAES-256, no AVX-512), checking the AES backend each one gets
+                 (VAES-256, no AVX-512), each skipped where the host runs its backend and
+                 kernels itself, checking the AES backend each one gets
   no-std         builds the core without default features for thumbv7em-none-eabihf and
                  aarch64-unknown-none, and the no-alloc example for thumbv7em-none-eabihf
   bench-report   runs `cargo bench -p riffpe-benches` and writes BENCHMARKS.md

@@ -206,31 +206,6 @@ pub enum ColumnFormat {
     Alphabet(String),
 }
 
-impl ColumnFormat {
-    /// The first `:template=T` or `:alphabet=A` in `text`: where it starts, and the format it
-    /// gives (`T` or `A` run to the end of `text`).
-    fn find_marked(text: &str) -> Option<(usize, ColumnFormat)> {
-        let (at, marker) = [":template=", ":alphabet="]
-            .into_iter()
-            .filter_map(|marker| Some((text.find(marker)?, marker)))
-            .min()?;
-        let spec = text[at + marker.len()..].to_string();
-        Some(match marker {
-            ":template=" => (at, ColumnFormat::Template(spec)),
-            _ => (at, ColumnFormat::Alphabet(spec)),
-        })
-    }
-
-    /// Whether nothing follows the kind's marker (a name is never empty).
-    fn is_empty(&self) -> bool {
-        match self {
-            ColumnFormat::Named(s) | ColumnFormat::Template(s) | ColumnFormat::Alphabet(s) => {
-                s.is_empty()
-            }
-        }
-    }
-}
-
 impl std::fmt::Display for ColumnFormat {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -417,26 +392,33 @@ fn parse_column_ref(text: &str) -> Result<ColumnRef, String> {
 /// `:alphabet=` (a template or an alphabet may hold `:` itself), else at the last `:` (a header
 /// name may).
 fn parse_column(text: &str) -> Result<ColumnSpec, String> {
-    if let Some((at, format)) = ColumnFormat::find_marked(text) {
-        if format.is_empty() {
-            return Err(format!("{text:?}: nothing after `=`"));
+    let marked = [":template=", ":alphabet="]
+        .into_iter()
+        .filter_map(|marker| Some((text.find(marker)?, marker)))
+        .min();
+    let (column, marker, spec) = match (marked, text.rsplit_once(':')) {
+        (Some((at, marker)), _) => (&text[..at], marker, &text[at + marker.len()..]),
+        (None, Some((column, name))) => (column, ":", name),
+        (None, None) => {
+            return Ok(ColumnSpec {
+                column: parse_column_ref(text)?,
+                format: None,
+            });
         }
-        return Ok(ColumnSpec {
-            column: parse_column_ref(&text[..at])?,
-            format: Some(format),
-        });
+    };
+    if spec.is_empty() {
+        return Err(format!("{text:?}: no format after `{marker}`"));
     }
-    match text.rsplit_once(':') {
-        Some((column, format)) if !format.is_empty() => Ok(ColumnSpec {
-            column: parse_column_ref(column)?,
-            format: Some(ColumnFormat::Named(format.to_string())),
-        }),
-        Some(_) => Err(format!("{text:?}: no format after `:`")),
-        None => Ok(ColumnSpec {
-            column: parse_column_ref(text)?,
-            format: None,
-        }),
-    }
+    let spec = spec.to_string();
+    let format = match marker {
+        ":template=" => ColumnFormat::Template(spec),
+        ":alphabet=" => ColumnFormat::Alphabet(spec),
+        _ => ColumnFormat::Named(spec),
+    };
+    Ok(ColumnSpec {
+        column: parse_column_ref(column)?,
+        format: Some(format),
+    })
 }
 
 /// `keygen`.
@@ -531,36 +513,32 @@ mod tests {
 
     #[test]
     fn columns_and_their_formats() {
-        let spec = |column, format| Ok(ColumnSpec { column, format });
+        use ColumnFormat::{Alphabet, Named, Template};
         let name = |n: &str| ColumnRef::Name(n.to_string());
-        assert_eq!(parse_column("3"), spec(ColumnRef::Index(2), None));
-        assert_eq!(
-            parse_column("3:card"),
-            spec(
-                ColumnRef::Index(2),
-                Some(ColumnFormat::Named("card".into()))
-            )
-        );
-        // A header name may hold `:`; a format name may not.
-        assert_eq!(
-            parse_column("a:b:ssn"),
-            spec(name("a:b"), Some(ColumnFormat::Named("ssn".into())))
-        );
-        // A template or an alphabet may hold `:` and `=`.
-        assert_eq!(
-            parse_column("mac:template=xx:xx:x=x"),
-            spec(
+        let cases = [
+            ("3", ColumnRef::Index(2), None),
+            ("3:card", ColumnRef::Index(2), Some(Named("card".into()))),
+            // A header name may hold `:`; a format name may not.
+            ("a:b:ssn", name("a:b"), Some(Named("ssn".into()))),
+            // A template or an alphabet may hold `:` and `=`.
+            (
+                "mac:template=xx:xx:x=x",
                 name("mac"),
-                Some(ColumnFormat::Template("xx:xx:x=x".into()))
-            )
-        );
-        assert_eq!(
-            parse_column("2:alphabet=AC:template=GT"),
-            spec(
+                Some(Template("xx:xx:x=x".into())),
+            ),
+            (
+                "2:alphabet=AC:template=GT",
                 ColumnRef::Index(1),
-                Some(ColumnFormat::Alphabet("AC:template=GT".into()))
-            )
-        );
+                Some(Alphabet("AC:template=GT".into())),
+            ),
+        ];
+        for (text, column, format) in cases {
+            assert_eq!(
+                parse_column(text),
+                Ok(ColumnSpec { column, format }),
+                "{text}"
+            );
+        }
         assert_eq!(
             parse_column("id:template=A9{7}").map(|c| c.format.unwrap().to_string()),
             Ok("template=A9{7}".to_string())

@@ -464,19 +464,17 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
                 for (i, (message, field)) in (first..).zip(messages) {
                     let from = start(i);
                     let (content, _) = records::split_line_ending(&text[from..ends[i]]);
-                    let parsed = self.layout.field(content).and_then(|range| {
-                        // An empty field (a null, or an empty line) passes through; its
-                        // message stays zero and its result is not written.
-                        if !range.is_empty() {
-                            self.codec.parse(&content[range.clone()], message)?;
-                        }
-                        Ok(range)
-                    });
-                    match parsed {
+                    let range = match self.layout.field(content) {
+                        // A null (or an empty line) passes through: its message stays zero,
+                        // and its empty field makes the format phase copy the line.
                         Ok(range) if range.is_empty() => continue,
-                        Ok(range) => field.value = (from + range.start, from + range.end),
+                        Ok(range) => range,
                         Err(e) => return Some((i, self.value_column(), e)),
+                    };
+                    if let Err(e) = self.codec.parse(&content[range.clone()], message) {
+                        return Some((i, self.value_column(), e));
                     }
+                    field.value = (from + range.start, from + range.end);
                     if let Some(row) = &self.row_tweak {
                         match row.field(content) {
                             Ok(range) => field.tweak = (from + range.start, from + range.end),

@@ -11,8 +11,8 @@ use clap::Parser;
 use riffpe::integer::{DigitOrder, from_digits, to_digits};
 use riffpe::{AnyFpe, Domain, MessageError, Selection, Tweak};
 use riffpe_batch::{Batch, Mode};
-use riffpe_cli::args::Cli;
-use riffpe_cli::bulk::{self, Layout, LineReader, Pipeline, Source};
+use riffpe_cli::args::{Cli, ColumnRef};
+use riffpe_cli::bulk::{self, IntegerColumns, Layout, LineReader, Pipeline, Source};
 use riffpe_cli::engine::Transform;
 use riffpe_cli::number::{BigCodec, Codec, IntCodec, Numbers};
 use riffpe_cli::progress::Progress;
@@ -651,8 +651,15 @@ fn pipeline_with<C: Codec>(case: &CliCase, fpe: &AnyFpe, codec: &C, numbers: &Nu
         let pipeline = Pipeline {
             codec,
             transform,
-            layout: case.layout,
-            row_tweak: None,
+            columns: match case.layout {
+                Layout::Lines => None,
+                Layout::Csv { index, delimiter } => Some(IntegerColumns {
+                    value: ColumnRef::Index(index),
+                    tweak_column: None,
+                    tweak: b"",
+                    delimiter,
+                }),
+            },
             header: case.header,
             block_lines: case.block_lines,
             domain_size: numbers.size(),

@@ -354,7 +354,7 @@ pub struct CsvArgs {
     pub column: Vec<ColumnSpec>,
 
     /// The tweak of each row comes from this column, encoded as the README says: a number or
-    /// a header name (integer columns: a number, and the field quote-free)
+    /// a header name (with integer columns, the field is read quote-free)
     #[arg(long, value_name = "N|NAME", value_parser = parse_column_ref, requires = "column")]
     pub tweak_column: Option<ColumnRef>,
 

@@ -21,6 +21,8 @@ use anyhow::{Context, Result, anyhow};
 use rayon::prelude::*;
 use riffpe::{MessageError, Tweak};
 
+use crate::args::ColumnRef;
+use crate::columns;
 use crate::engine::{Element, Transform};
 use crate::formatted::row_context;
 use crate::number::Codec;
@@ -74,6 +76,51 @@ impl Layout {
             Layout::Lines => Ok(0..content.len()),
             Layout::Csv { index, delimiter } => records::field_range(content, delimiter, index),
         }
+    }
+}
+
+/// `--column` on integers (with `--tweak-column`, if given), before a header names the columns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IntegerColumns<'a> {
+    /// The integer's column.
+    pub value: ColumnRef,
+    /// The column each row's tweak comes from, if rows have their own (see [`RowTweak`]).
+    pub tweak_column: Option<ColumnRef>,
+    /// `-t`/`--tweak-text`: the first part of every row's tweak.
+    pub tweak: &'a [u8],
+    /// The byte between fields.
+    pub delimiter: u8,
+}
+
+impl<'a> IntegerColumns<'a> {
+    /// Where the integer and the row's tweak are, once the header (if any) names the columns.
+    fn resolve(&self, header: Option<&[u8]>) -> Result<Placement<'a>> {
+        let named = |column: &ColumnRef| matches!(column, ColumnRef::Name(_));
+        // A header is only read when a column is named: otherwise it passes through unread.
+        let names = header
+            .filter(|_| named(&self.value) || self.tweak_column.as_ref().is_some_and(named))
+            .map(|h| columns::header_names(h, self.delimiter))
+            .transpose()?;
+        let index = columns::find(&self.value, names.as_deref(), "--column")?;
+        let row_tweak = match &self.tweak_column {
+            None => None,
+            Some(column) => {
+                let tweak_index = columns::find(column, names.as_deref(), "--tweak-column")?;
+                if tweak_index == index {
+                    return Err(columns::tweak_column_encrypted(column, index));
+                }
+                Some(RowTweak {
+                    index: tweak_index,
+                    delimiter: self.delimiter,
+                    tweak: self.tweak,
+                })
+            }
+        };
+        let layout = Layout::Csv {
+            index,
+            delimiter: self.delimiter,
+        };
+        Ok(Placement { layout, row_tweak })
     }
 }
 
@@ -265,11 +312,10 @@ pub struct Pipeline<'a, C, X: ?Sized> {
     pub codec: &'a C,
     /// What happens to each block of messages.
     pub transform: &'a X,
-    /// Where the integer is in a line.
-    pub layout: Layout,
-    /// Where each row's tweak comes from, if rows have their own (else the cipher's).
-    pub row_tweak: Option<RowTweak<'a>>,
-    /// Whether the first line is a header, copied unchanged.
+    /// The integer's column, and where each row's tweak comes from if rows have their own;
+    /// `None`: the whole line is the integer, and the tweak is the cipher's.
+    pub columns: Option<IntegerColumns<'a>>,
+    /// Whether the first line is a header, copied unchanged (and naming the columns).
     pub header: bool,
     /// Lines per block.
     pub block_lines: usize,
@@ -280,8 +326,10 @@ pub struct Pipeline<'a, C, X: ?Sized> {
 impl<C, X: ?Sized> fmt::Debug for Pipeline<'_, C, X> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Pipeline")
-            .field("layout", &self.layout)
-            .field("row_tweak", &self.row_tweak.map(|row| row.index))
+            .field(
+                "columns",
+                &self.columns.as_ref().map(|c| (&c.value, &c.tweak_column)),
+            )
             .field("block_lines", &self.block_lines)
             .finish_non_exhaustive()
     }
@@ -325,12 +373,32 @@ struct Buffers<E> {
     outputs: Vec<Vec<u8>>,
 }
 
-impl<C, X: ?Sized> Pipeline<'_, C, X> {
+/// Where the integer and each row's tweak are, the columns resolved.
+#[derive(Clone, Copy)]
+struct Placement<'a> {
+    layout: Layout,
+    row_tweak: Option<RowTweak<'a>>,
+}
+
+impl Placement<'_> {
     /// The integer's column (0-based), unless it is the whole line.
     fn value_column(&self) -> Option<usize> {
         match self.layout {
             Layout::Lines => None,
             Layout::Csv { index, .. } => Some(index),
+        }
+    }
+}
+
+impl<'a, C, X: ?Sized> Pipeline<'a, C, X> {
+    /// Resolves the columns against the header line (with its ending), if any.
+    fn placement(&self, header: Option<&[u8]>) -> Result<Placement<'a>> {
+        match &self.columns {
+            None => Ok(Placement {
+                layout: Layout::Lines,
+                row_tweak: None,
+            }),
+            Some(columns) => columns.resolve(header),
         }
     }
 
@@ -363,7 +431,13 @@ impl<C, X: ?Sized> Pipeline<'_, C, X> {
     /// The one-line message for a block the cipher refused (its first line is line `line`):
     /// the refused message's line, column and reason, never its value.
     #[cold]
-    fn message_error(&self, source: &Source, line: u64, error: MessageError) -> anyhow::Error {
+    fn message_error(
+        &self,
+        place: &Placement<'_>,
+        source: &Source,
+        line: u64,
+        error: MessageError,
+    ) -> anyhow::Error {
         let Some(index) = error.message() else {
             return anyhow!("{source}: {error}");
         };
@@ -372,7 +446,7 @@ impl<C, X: ?Sized> Pipeline<'_, C, X> {
             MessageError::DigitOutOfRange {
                 position, radix, ..
             } => {
-                let column = match self.value_column() {
+                let column = match place.value_column() {
                     None => String::new(),
                     Some(index) => format!("column {}: ", index + 1),
                 };
@@ -381,7 +455,7 @@ impl<C, X: ?Sized> Pipeline<'_, C, X> {
                     source.at(line)
                 )
             }
-            _ => self.record_error(source, line, self.value_column(), RecordError::OutOfDomain),
+            _ => self.record_error(source, line, place.value_column(), RecordError::OutOfDomain),
         }
     }
 }
@@ -405,6 +479,10 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
             tweak_ends: Vec::new(),
             outputs: Vec::new(),
         };
+        let mut place = match self.header {
+            true => None,
+            false => Some(self.placement(None)?),
+        };
         let mut line = 1u64;
         let write_error = || format!("cannot write {output_name}");
         while reader
@@ -415,12 +493,16 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
             // The header goes out with the first block, once that block has been checked.
             let first = usize::from(line == 1 && self.header);
             let origin = if first == 1 { ends[0] } else { 0 };
+            let place = match place {
+                Some(place) => place,
+                None => *place.insert(self.placement(Some(&text[..origin]))?),
+            };
             let lines = Lines {
                 text,
                 origin,
                 ends: &ends[first..],
             };
-            self.block(&lines, line + first as u64, source, &mut buffers)?;
+            self.block(&place, &lines, line + first as u64, source, &mut buffers)?;
             output
                 .write_all(&text[..origin])
                 .with_context(write_error)?;
@@ -438,6 +520,7 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
     /// into `buffers.outputs`, one buffer per chunk.
     fn block(
         &self,
+        place: &Placement<'_>,
         block: &Lines<'_>,
         line: u64,
         source: &Source,
@@ -464,18 +547,18 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
                 for (i, (message, field)) in (first..).zip(messages) {
                     let from = start(i);
                     let (content, _) = records::split_line_ending(&text[from..ends[i]]);
-                    let range = match self.layout.field(content) {
+                    let range = match place.layout.field(content) {
                         // A null (or an empty line) passes through: its message stays zero,
                         // and its empty field makes the format phase copy the line.
                         Ok(range) if range.is_empty() => continue,
                         Ok(range) => range,
-                        Err(e) => return Some((i, self.value_column(), e)),
+                        Err(e) => return Some((i, place.value_column(), e)),
                     };
                     if let Err(e) = self.codec.parse(&content[range.clone()], message) {
-                        return Some((i, self.value_column(), e));
+                        return Some((i, place.value_column(), e));
                     }
                     field.value = (from + range.start, from + range.end);
-                    if let Some(row) = &self.row_tweak {
+                    if let Some(row) = &place.row_tweak {
                         match row.field(content) {
                             Ok(range) => field.tweak = (from + range.start, from + range.end),
                             Err(e) => return Some((i, Some(row.index), e)),
@@ -491,7 +574,7 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
 
         // 2. Transform.
         let row_tweaks: Vec<&[u8]>;
-        let tweak = match &self.row_tweak {
+        let tweak = match &place.row_tweak {
             None => Tweak::Fixed,
             Some(row) => {
                 buffers.tweaks.clear();
@@ -512,7 +595,7 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
             }
         };
         C::Elem::apply(self.transform, &mut buffers.values, tweak)
-            .map_err(|e| self.message_error(source, line, e))?;
+            .map_err(|e| self.message_error(place, source, line, e))?;
 
         // 3. Format.
         let chunks = lines.div_ceil(CHUNK_LINES);
@@ -626,25 +709,33 @@ pub(crate) mod tests {
         }
     }
 
-    fn run(input: &[u8], layout: Layout, header: bool, block_lines: usize) -> Result<Vec<u8>> {
-        run_with(&Identity, input, layout, header, block_lines)
+    /// Column `column` (a number from 1, or a header name) of `delimiter`-separated lines.
+    fn csv(column: &str, delimiter: u8) -> Option<IntegerColumns<'static>> {
+        let value = match column.parse::<usize>() {
+            Ok(n) => ColumnRef::Index(n - 1),
+            Err(_) => ColumnRef::Name(column.into()),
+        };
+        Some(IntegerColumns {
+            value,
+            tweak_column: None,
+            tweak: b"",
+            delimiter,
+        })
+    }
+
+    fn run(
+        input: &[u8],
+        columns: Option<IntegerColumns<'_>>,
+        header: bool,
+        block_lines: usize,
+    ) -> Result<Vec<u8>> {
+        run_with(&Identity, input, columns, header, block_lines)
     }
 
     fn run_with(
         transform: &dyn Transform,
         input: &[u8],
-        layout: Layout,
-        header: bool,
-        block_lines: usize,
-    ) -> Result<Vec<u8>> {
-        run_rows(transform, input, layout, None, header, block_lines)
-    }
-
-    fn run_rows(
-        transform: &dyn Transform,
-        input: &[u8],
-        layout: Layout,
-        row_tweak: Option<RowTweak<'_>>,
+        columns: Option<IntegerColumns<'_>>,
         header: bool,
         block_lines: usize,
     ) -> Result<Vec<u8>> {
@@ -658,8 +749,7 @@ pub(crate) mod tests {
         let pipeline = Pipeline {
             codec: &codec,
             transform,
-            layout,
-            row_tweak,
+            columns,
             header,
             block_lines,
             domain_size: "10000000000000000".into(),
@@ -672,39 +762,58 @@ pub(crate) mod tests {
 
     #[test]
     fn every_other_byte_passes_through() {
-        let csv = Layout::Csv {
-            index: 1,
-            delimiter: b';',
-        };
-        let cases: &[(&[u8], Layout, bool, &[u8])] = &[
-            (b"", Layout::Lines, false, b""),
+        // Input, columns, header, output.
+        type Case = (
+            &'static [u8],
+            Option<IntegerColumns<'static>>,
+            bool,
+            &'static [u8],
+        );
+        let cases: &[Case] = &[
+            (b"", None, false, b""),
             (
                 b"42\n7\r\n9",
-                Layout::Lines,
+                None,
                 false,
                 b"0000000000000042\n0000000000000007\r\n0000000000000009",
             ),
-            (b"n\n1\n", Layout::Lines, true, b"n\n0000000000000001\n"),
+            (b"n\n1\n", None, true, b"n\n0000000000000001\n"),
             (
                 b"a;b;c\r\nx;5;\xff\r\ny;6\n",
-                csv,
+                csv("2", b';'),
                 true,
                 b"a;b;c\r\nx;0000000000000005;\xff\r\ny;0000000000000006\n",
             ),
-            (b"x;5\n", csv, false, b"x;0000000000000005\n"),
+            // A name is looked up in the header.
+            (
+                b"a;\"b\";c\nx;5;\xff\n",
+                csv("b", b';'),
+                true,
+                b"a;\"b\";c\nx;0000000000000005;\xff\n",
+            ),
+            (b"a;b\n", csv("b", b';'), true, b"a;b\n"),
+            // A header is read only to find a name.
+            (
+                b"\"a;b\nx;5\n",
+                csv("2", b';'),
+                true,
+                b"\"a;b\nx;0000000000000005\n",
+            ),
+            (b"", csv("b", b';'), true, b""),
+            (b"x;5\n", csv("2", b';'), false, b"x;0000000000000005\n"),
             // Empty lines and empty fields (nulls) pass through; their zero is not written.
             (
                 b"1\n\n\r\n3",
-                Layout::Lines,
+                None,
                 false,
                 b"0000000000000001\n\n\r\n0000000000000003",
             ),
-            (b"x;;z\ny;\r\n", csv, false, b"x;;z\ny;\r\n"),
+            (b"x;;z\ny;\r\n", csv("2", b';'), false, b"x;;z\ny;\r\n"),
         ];
-        for &(input, layout, header, expected) in cases {
+        for (input, columns, header, expected) in cases {
             for block_lines in [1, 2, MAX_BLOCK_LINES] {
-                let out = run(input, layout, header, block_lines).unwrap();
-                assert_eq!(out, expected, "{input:?} {block_lines}");
+                let out = run(input, columns.clone(), *header, block_lines).unwrap();
+                assert_eq!(out, *expected, "{input:?} {block_lines}");
             }
         }
     }
@@ -713,28 +822,32 @@ pub(crate) mod tests {
     fn errors_name_the_line() {
         let input = b"1\n2\n3\n4\nfive\n6\n";
         for block_lines in [1, 2, 3, MAX_BLOCK_LINES] {
-            let message = run(input, Layout::Lines, false, block_lines)
+            let message = run(input, None, false, block_lines)
                 .unwrap_err()
                 .to_string();
             assert_eq!(message, "in.txt:5: 'f' at byte 1 is not a decimal digit");
         }
-        let csv = Layout::Csv {
-            index: 2,
-            delimiter: b',',
-        };
-        let message = run(b"h\n1,2,3\n1,2\n", csv, true, 1)
+        let third = || csv("3", b',');
+        let message = run(b"h\n1,2,3\n1,2\n", third(), true, 1)
             .unwrap_err()
             .to_string();
         assert_eq!(message, "in.txt:3: no column 3: the line has 2 fields");
+        let message = run(b"\"h,a\n1,2\n", csv("a", b','), true, 1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            "the header: a quoted field is never closed (RFC 4180: `\"` ends it)"
+        );
         // A line without the column is not a null.
-        let message = run(b"\n", csv, false, 1).unwrap_err().to_string();
+        let message = run(b"\n", third(), false, 1).unwrap_err().to_string();
         assert_eq!(message, "in.txt:1: no column 3: the line is empty");
-        let message = run(b"a,b,c\n", csv, false, 1).unwrap_err().to_string();
+        let message = run(b"a,b,c\n", third(), false, 1).unwrap_err().to_string();
         assert_eq!(
             message,
             "in.txt:1: column 3: 'c' at byte 1 is not a decimal digit (if line 1 is a header, add --header)"
         );
-        let message = run(b"10000000000000000\n", Layout::Lines, false, 1)
+        let message = run(b"10000000000000000\n", None, false, 1)
             .unwrap_err()
             .to_string();
         assert_eq!(
@@ -750,11 +863,7 @@ pub(crate) mod tests {
             position: 3,
             radix: 100,
         });
-        let csv = Layout::Csv {
-            index: 1,
-            delimiter: b',',
-        };
-        let message = run_with(&digit, b"h\nx,12\nx,34\n", csv, true, 2)
+        let message = run_with(&digit, b"h\nx,12\nx,34\n", csv("2", b','), true, 2)
             .unwrap_err()
             .to_string();
         assert_eq!(
@@ -762,7 +871,7 @@ pub(crate) mod tests {
             "in.txt:3: column 2: digit 3 is not below its radix 100"
         );
         let value = Refuse(MessageError::ValueOutOfDomain { message: 2 });
-        let message = run_with(&value, b"1\n2\n3\n", Layout::Lines, false, 3)
+        let message = run_with(&value, b"1\n2\n3\n", None, false, 3)
             .unwrap_err()
             .to_string();
         assert_eq!(
@@ -773,7 +882,7 @@ pub(crate) mod tests {
             expected: 8,
             actual: 7,
         });
-        let message = run_with(&length, b"1\n", Layout::Lines, false, 3)
+        let message = run_with(&length, b"1\n", None, false, 3)
             .unwrap_err()
             .to_string();
         assert_eq!(
@@ -829,18 +938,22 @@ pub(crate) mod tests {
             input.extend_from_slice(format!("f,{},{}\n", i % 7, 5 * i).as_bytes());
             expected.extend_from_slice(format!("f,{:016},{}\n", 5 * i, 5 * i).as_bytes());
         }
-        let csv = Layout::Csv {
-            index: 1,
-            delimiter: b',',
-        };
-        let row = RowTweak {
-            index: 2,
-            delimiter: b',',
-            tweak: b"t",
-        };
-        for block_lines in [lines, CHUNK_LINES + 1, 1000] {
-            let out = run_rows(&FieldOfTweak, &input, csv, Some(row), true, block_lines).unwrap();
-            assert!(out == expected, "{block_lines} lines a block");
+        for (value, tweak_column) in [("2", "3"), ("value", "tweak")] {
+            let columns = IntegerColumns {
+                tweak_column: csv(tweak_column, b',').map(|c| c.value),
+                tweak: b"t",
+                ..csv(value, b',').unwrap()
+            };
+            for block_lines in [lines, CHUNK_LINES + 1, 1000] {
+                let out = run_with(
+                    &FieldOfTweak,
+                    &input,
+                    Some(columns.clone()),
+                    true,
+                    block_lines,
+                );
+                assert!(out.unwrap() == expected, "{block_lines} lines a block");
+            }
         }
     }
 }

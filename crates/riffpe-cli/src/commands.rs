@@ -14,10 +14,10 @@ use zeroize::Zeroizing;
 use riffpe_format::{Alphabet, Format, FormatCipher, Luhn};
 
 use crate::args::{
-    BasesArgs, Cli, ColumnFormat, ColumnRef, Command, CryptArgs, CsvArgs, FormatArgs, KeygenArgs,
-    LuhnMode, SchemeArgs,
+    BasesArgs, Cli, ColumnFormat, Command, CryptArgs, CsvArgs, FormatArgs, KeygenArgs, LuhnMode,
+    SchemeArgs,
 };
-use crate::bulk::{self, Layout, Pipeline, RowTweak, Source};
+use crate::bulk::{self, IntegerColumns, Pipeline, Source};
 use crate::engine::{Direction, Engine};
 use crate::formatted::{self, FormatLayout, FormatPipeline};
 use crate::key::{self, KEY_ENV};
@@ -88,15 +88,13 @@ pub fn crypt(args: &CryptArgs, direction: Direction) -> Result<()> {
     };
     let numbers = Numbers::new(fpe.domain(), order);
     let engine = Engine::new(&fpe, direction, order, mode);
-    let layout = layout(&args.csv)?;
-    let row_tweak = row_tweak(&args.csv, layout, &tweak)?;
+    let columns = integer_columns(&args.csv, &tweak)?;
     let domain_size = numbers.size();
     pool.install(|| {
         let run = Run {
             args,
             engine: &engine,
-            layout,
-            row_tweak,
+            columns,
             block_lines,
             domain_size,
         };
@@ -262,55 +260,23 @@ fn format_layout(args: &CryptArgs, key: &[u8], tweak: &[u8]) -> Result<FormatLay
     })
 }
 
-/// Where the integer is: the whole line, or one column (by number: integers are quote-free).
-fn layout(args: &CsvArgs) -> Result<Layout> {
+/// Where the integer is: the whole line (`None`), or one column by number or header name, with
+/// each row's own tweak if `--tweak-column` asks for it.
+fn integer_columns<'t>(args: &CsvArgs, tweak: &'t [u8]) -> Result<Option<IntegerColumns<'t>>> {
     match args.column.as_slice() {
-        [] => Ok(Layout::Lines),
-        [spec] => match &spec.column {
-            ColumnRef::Index(index) => Ok(Layout::Csv {
-                index: *index,
-                delimiter: args.delimiter,
-            }),
-            ColumnRef::Name(name) => bail!(
-                "--column {name}: integer columns are given by number (a name needs a format, \
-                 --column {name}:FORMAT)"
-            ),
-        },
+        [] if args.tweak_column.is_some() => bail!(TWEAK_COLUMN_NEEDS_COLUMN),
+        [] => Ok(None),
+        [spec] => Ok(Some(IntegerColumns {
+            value: spec.column.clone(),
+            tweak_column: args.tweak_column.clone(),
+            tweak,
+            delimiter: args.delimiter,
+        })),
         _ => bail!(
             "several --column options need a format each (--column N:FORMAT) or --format: \
              integers take one column"
         ),
     }
-}
-
-/// Each row's own tweak for integers (`--tweak-column`, by number as integer columns are), if
-/// asked for.
-fn row_tweak<'t>(args: &CsvArgs, layout: Layout, tweak: &'t [u8]) -> Result<Option<RowTweak<'t>>> {
-    let Some(column) = &args.tweak_column else {
-        return Ok(None);
-    };
-    let Layout::Csv {
-        index: value,
-        delimiter,
-    } = layout
-    else {
-        bail!(TWEAK_COLUMN_NEEDS_COLUMN);
-    };
-    let index = match column {
-        ColumnRef::Index(index) => *index,
-        ColumnRef::Name(name) => bail!(
-            "--tweak-column {name}: with integer columns it is given by number (a name needs a \
-             format, --column N:FORMAT)"
-        ),
-    };
-    if index == value {
-        return Err(formatted::tweak_column_encrypted(column, index));
-    }
-    Ok(Some(RowTweak {
-        index,
-        delimiter,
-        tweak,
-    }))
 }
 
 /// Opens the input (arguments, --input or stdin) and the output (stdout, or --output put in
@@ -379,8 +345,7 @@ fn with_io(
 struct Run<'a> {
     args: &'a CryptArgs,
     engine: &'a Engine<'a>,
-    layout: Layout,
-    row_tweak: Option<RowTweak<'a>>,
+    columns: Option<IntegerColumns<'a>>,
     block_lines: usize,
     domain_size: String,
 }
@@ -391,8 +356,7 @@ impl Run<'_> {
         let pipeline = Pipeline {
             codec,
             transform: self.engine,
-            layout: self.layout,
-            row_tweak: self.row_tweak,
+            columns: self.columns,
             header: self.args.csv.header,
             block_lines: self.block_lines,
             domain_size: self.domain_size,

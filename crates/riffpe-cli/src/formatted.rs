@@ -16,6 +16,7 @@ use riffpe_format::{BulkError, FormatCipher};
 
 use crate::args::ColumnRef;
 use crate::bulk::{LineReader, Source};
+use crate::columns::{self, header_names, tweak_column_encrypted};
 use crate::engine::Direction;
 use crate::progress::Progress;
 use crate::records::{self, CsvField, Quoting, RecordError};
@@ -41,16 +42,6 @@ pub fn row_context(tweak: &[u8], field: &[u8], out: &mut Vec<u8>) -> Result<(), 
     out.extend_from_slice(&len(field)?.to_le_bytes());
     out.extend_from_slice(field);
     Ok(())
-}
-
-/// The refusal of `--tweak-column column` (field `index`, 0-based) where that column is also
-/// encrypted.
-pub fn tweak_column_encrypted(column: &ColumnRef, index: usize) -> anyhow::Error {
-    anyhow!(
-        "--tweak-column {column}: column {} is also encrypted; a tweak must stay readable to \
-         decrypt",
-        index + 1
-    )
 }
 
 /// Where the values are in a record.
@@ -184,7 +175,7 @@ impl FormatPipeline<'_> {
 
     /// Resolves the columns against the header record (with its line ending), if any.
     fn columns(&self, header: Option<&[u8]>) -> Result<Columns<'_>> {
-        let (delimiter, columns, tweak_column) = match &self.layout {
+        let (delimiter, specs, tweak_column) = match &self.layout {
             FormatLayout::Lines(cipher) => {
                 return Ok(Columns {
                     targets: vec![(0, cipher)],
@@ -198,36 +189,11 @@ impl FormatPipeline<'_> {
                 tweak_column,
             } => (delimiter, columns, tweak_column),
         };
-        let mut names = Vec::new();
-        if let Some(header) = header {
-            let (content, _) = records::split_line_ending(header);
-            let mut fields = Vec::new();
-            records::csv_fields(content, *delimiter, &mut fields)
-                .map_err(|e| anyhow!("the header: {e}"))?;
-            for field in &fields {
-                let value = field.value(content).unwrap_or_default();
-                names.push(String::from_utf8_lossy(&value).into_owned());
-            }
-            if let Some(first) = names.first_mut() {
-                // A byte order mark is not part of the first column's name.
-                if let Some(rest) = first.strip_prefix('\u{feff}') {
-                    *first = rest.to_string();
-                }
-            }
-        }
-        let find = |column: &ColumnRef, what: &str| -> Result<usize> {
-            match column {
-                ColumnRef::Index(i) => Ok(*i),
-                ColumnRef::Name(name) if header.is_none() => Err(anyhow!(
-                    "{what} {name:?}: a column name needs --header (or give its number)"
-                )),
-                ColumnRef::Name(name) => names.iter().position(|n| n == name).ok_or_else(|| {
-                    anyhow!("{what} {name:?}: the header has no column of this name")
-                }),
-            }
-        };
-        let mut targets = Vec::with_capacity(columns.len());
-        for (column, cipher) in columns {
+        let names = header.map(|h| header_names(h, *delimiter)).transpose()?;
+        let find =
+            |column: &ColumnRef, option: &str| columns::find(column, names.as_deref(), option);
+        let mut targets = Vec::with_capacity(specs.len());
+        for (column, cipher) in specs {
             let index = find(column, "--column")?;
             if targets.iter().any(|&(i, _)| i == index) {
                 return Err(anyhow!(
@@ -251,7 +217,7 @@ impl FormatPipeline<'_> {
         Ok(Columns {
             targets,
             tweak,
-            names,
+            names: names.unwrap_or_default(),
         })
     }
 

@@ -1,10 +1,10 @@
 //! The `riffpe` command as a library: what the binary does, in modules a test or a fuzz target
 //! can call.
 //!
-//! Data flows one way (integers): [`args`] (the command line) → [`key`] and [`engine`] (the cipher) →
-//! [`bulk`] (blocks of lines, parsed and formatted by [`records`] and [`number`], encrypted by
-//! the `riffpe-batch` crate) → [`output`] (stdout, or a file replaced only on success).
-//! [`commands`] ties them together for each subcommand.
+//! Data flows one way (integers): [`args`] (the command line) → [`key`] and [`engine`] (the
+//! cipher) → [`bulk`] (blocks of lines, columns found by [`columns`], parsed and formatted by
+//! [`records`] and [`number`], encrypted by the `riffpe-batch` crate) → [`output`] (stdout, or a
+//! file replaced only on success). [`commands`] ties them together for each subcommand.
 //!
 //! # Examples
 //!
@@ -66,6 +66,7 @@
 
 pub mod args;
 pub mod bulk;
+pub mod columns;
 pub mod commands;
 pub mod engine;
 pub mod formatted;

@@ -1156,9 +1156,44 @@ fn csv_column_with_header_passes_everything_else_through() {
     let back = success(
         keyed()
             .args(["decrypt", "-c", "3", "--header"])
-            .write_stdin(out),
+            .write_stdin(out.clone()),
     );
     assert_eq!(back, csv);
+    // By header name, as formats take columns; with a row tweak by name, as by number.
+    let named =
+        |args: &[&str], input: &str| success(keyed().args(args).write_stdin(input.to_string()));
+    assert_eq!(
+        named(&["encrypt", "--column", "card", "--header"], csv),
+        out
+    );
+    assert_eq!(named(&["decrypt", "-c", "card", "--header"], &out), csv);
+    let by_number = named(
+        &["encrypt", "-c", "3", "--tweak-column", "1", "--header"],
+        csv,
+    );
+    let by_name = named(
+        &["encrypt", "-c", "card", "--tweak-column", "id", "--header"],
+        csv,
+    );
+    assert_eq!(by_name, by_number);
+    assert_ne!(by_name, out);
+    let refused = |args: &[&str]| failure(keyed().args(args).write_stdin(csv));
+    assert_eq!(
+        refused(&["encrypt", "-c", "cvv", "--header"]),
+        "error: --column \"cvv\": the header has no column of this name"
+    );
+    assert_eq!(
+        refused(&[
+            "encrypt",
+            "-c",
+            "card",
+            "--tweak-column",
+            "card",
+            "--header"
+        ]),
+        "error: --tweak-column card: column 3 is also encrypted; a tweak must stay readable to \
+         decrypt"
+    );
 }
 
 #[test]
@@ -1951,8 +1986,7 @@ fn integer_tweak_columns_refuse_what_they_cannot_read() {
         ),
         (
             "who",
-            "error: --tweak-column who: with integer columns it is given by number (a name needs \
-             a format, --column N:FORMAT)",
+            "error: --tweak-column \"who\": a column name needs --header (or give its number)",
         ),
     ];
     for (column, expected) in cases {

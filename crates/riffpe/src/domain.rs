@@ -1,5 +1,6 @@
 //! Message domains: `l` digits of one radix (Riffpe) or of one radix each (RiffpeX).
 
+use crate::select::group;
 use crate::{MessageError, SetupError};
 
 /// A borrowed view of a domain: the radix of every digit position.
@@ -269,11 +270,16 @@ impl Layout {
     }
 
     /// Scratch for `lanes` messages in lockstep: a keystream buffer, a CBC-MAC input and keys
-    /// per lane (the keystream buffers first, then the CBC-MAC inputs).
+    /// per lane (the keystream buffers first, then the CBC-MAC inputs); with more than one
+    /// lane, room for the group kernel's rows of one chunk beside every lane's keys.
     pub fn scratch_size(&self, lanes: usize) -> crate::ScratchSize {
+        let chunk_rows = match lanes {
+            1 => 0,
+            _ => group::Work::words(self.max_radix.min(group::MADE_KEYS_MAX_RADIX)),
+        };
         crate::ScratchSize {
             keystream_bytes: lanes * self.lane_bytes_u64() as usize,
-            keys: lanes * self.keys_stride(),
+            keys: lanes * self.keys_stride() + chunk_rows,
         }
     }
 }

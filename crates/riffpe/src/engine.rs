@@ -447,13 +447,28 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             let row_bytes = lanes * 16;
             let keystream = &mut self.keystream[..(blocks + 1) * row_bytes];
             let (rows, _) = Array::slice_as_chunks_mut(keystream);
+            // Where the kernel reads them, keys are made from the blocks still in registers:
+            // the selection then loads rows of keys instead of building them from the stored
+            // keystream (kept for ties), and the AES loop has ALU time to spare for them.
+            let made = lanes == B::ParBlocksSize::USIZE
+                && self.layout.kernel.reads_made_keys()
+                && group::made_in_loop(&keyed)
+                && self.keys.len() >= n as usize * lanes + Work::words(n);
+            let (made_keys, work_keys) = self.keys.split_at_mut(match made {
+                true => n as usize * lanes,
+                false => 0,
+            });
             if lanes == B::ParBlocksSize::USIZE {
                 // A fresh local, used only whole, stays in registers from row to row, so no
                 // block waits on a store and a load; `states`, XORed block by block, would not.
                 let mut chains = states.clone();
-                for row in rows.chunks_exact_mut(lanes).take(blocks) {
+                for (j, row) in rows.chunks_exact_mut(lanes).take(blocks).enumerate() {
                     self.backend.encrypt_par_blocks_inplace(&mut chains);
                     row.copy_from_slice(&chains);
+                    if made {
+                        let (blocks, _) = chains.as_flattened().as_chunks::<16>();
+                        group::make_row_keys(&keyed, j, blocks, made_keys);
+                    }
                 }
             } else {
                 let (first, mut rest) = rows.split_at_mut(lanes);
@@ -466,7 +481,11 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                 }
             }
             let blocks = Blocks::new(&self.keystream[..(blocks + 1) * row_bytes], lanes, keyed);
-            let work = Work::new(self.keys, n);
+            let blocks = match made {
+                true => blocks.with_keys(made_keys),
+                false => blocks,
+            };
+            let work = Work::new(work_keys, n);
             let mut column = [0u32; group::MAX_LANES];
             for (digit, message) in column.iter_mut().zip(messages.chunks_exact(digits)) {
                 *digit = message[i];

@@ -199,6 +199,7 @@ fn lockstep_equals_one_at_a_time() {
     let mut rng = SplitMix(11);
     let configs: Vec<(bool, Vec<u32>, usize)> = vec![
         (false, vec![100; 8], 16),
+        (false, vec![200; 4], 32),
         (false, vec![10; 16], 18),
         (false, vec![2; 19], 17),
         (false, vec![1000; 3], 19),

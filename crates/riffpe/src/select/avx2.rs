@@ -198,6 +198,14 @@ fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; 
 #[target_feature(enable = "avx2")]
 fn each_row(blocks: &Blocks<'_>, first: usize, count: usize, mut f: impl FnMut(usize, Row)) {
     let n = blocks.layout.n as usize;
+    if let (Some(keys), CHUNK) = (blocks.keys, count) {
+        let mut row = [0; CHUNK];
+        for k in 0..n {
+            row.copy_from_slice(&keys[k * blocks.lanes + first..][..CHUNK]);
+            f(k, load(&row));
+        }
+        return;
+    }
     if count < CHUNK {
         let mut row = [0; CHUNK];
         for k in 0..n {

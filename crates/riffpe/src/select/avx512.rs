@@ -76,7 +76,7 @@ fn forward_small(blocks: &Blocks<'_>, digits: &mut [u32]) {
     }
 }
 
-/// [`super::count_rows`], a row of keys made and counted as one vector.
+/// The tests' `count_rows`, a row of keys made and counted as one vector.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn count_rows(
     blocks: &Blocks<'_>,
@@ -159,7 +159,7 @@ fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; 
     }
 }
 
-/// [`super::mark_rows`], a row's keys compared with the lanes' buckets as one vector.
+/// The tests' `mark_rows`, a row's keys compared with the lanes' buckets as one vector.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn mark_rows(rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]) -> Marks {
     let buckets = load(buckets);
@@ -176,7 +176,7 @@ fn mark_rows(rows: &[[u64; CHUNK]], buckets: &[u64; CHUNK]) -> Marks {
     marks
 }
 
-/// [`super::rank_slots`], the eight lanes in one vector.
+/// The tests' `rank_slots`, the eight lanes in one vector.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
     let mut keys = [_mm512_setzero_si512(); 16];
@@ -188,7 +188,7 @@ fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
 }
 
 /// For eight lanes (lane `l` in word `l` of each vector): the key of rank `x` among 16
-/// `keys` (by the sorting network [`SORT16`](super::SORT16)), and the lanes where another key shares
+/// `keys` (by the sorting network [`SORT16`](super::group::SORT16)), and the lanes where another key shares
 /// that key's leading bits, so that key order may not be pair order there.
 #[inline]
 #[target_feature(enable = "avx512f")]

@@ -6,7 +6,9 @@
 //! one AVX-512 vector of keys or two AVX2 ones): the key of value `k` is made for the chunk's
 //! lanes at once (a row), every pass reads only the chunk's `n` rows (small enough for L1), and
 //! every pass runs over the lanes innermost, so no loop carries a chain of dependent
-//! operations. The engine uses this on x86-64 CPUs found at run time to have AVX-512 or AVX2
+//! operations. Where each value starts a block (`bytes_per_value` a multiple of 16), the AES
+//! loop can make every value's key as it writes the block ([`make_row_keys`]), and the rows are
+//! then read from those keys ([`Blocks::with_keys`]). The engine uses this on x86-64 CPUs found at run time to have AVX-512 or AVX2
 //! (`Kernel::detect`); the passes the compiler vectorized badly are written with their
 //! intrinsics (`avx512`, `avx2`). The portable passes in the tests are the reference those are
 //! tested against; the shared code here handles a group's last chunk of fewer than eight
@@ -57,6 +59,10 @@ pub(super) const BUCKET_SHIFT: u32 = 60;
 /// about once in 2 400 steps at radix 100, once in 5 at 200, every other step at 255.
 pub(super) const SMALL_BUCKET: usize = 16;
 
+/// Radices up to this one have their keys made as the AES loop writes the keystream
+/// ([`made_in_loop`]).
+pub(crate) const MADE_KEYS_MAX_RADIX: u32 = 256;
+
 /// One digit step's keystream for a group of lanes, block by block: block `j` of lane `l` is
 /// `bytes[(j·lanes + l)·16 ..][..16]`. One block row of slack follows the last block, so that
 /// every value's 8 leading bytes can be read.
@@ -64,6 +70,9 @@ pub(crate) struct Blocks<'a> {
     pub(super) bytes: &'a [u8],
     pub(super) lanes: usize,
     pub(super) layout: KeyLayout,
+    /// Every value's key, if made as the keystream was ([`make_row_keys`]): key `k` of lane
+    /// `l` at `k·lanes + l`.
+    pub(super) keys: Option<&'a [u64]>,
 }
 
 impl<'a> Blocks<'a> {
@@ -75,6 +84,18 @@ impl<'a> Blocks<'a> {
             bytes,
             lanes,
             layout,
+            keys: None,
+        }
+    }
+
+    /// The same keystream with every value's key already made ([`make_row_keys`]), which the
+    /// rows are then read from.
+    #[inline(always)]
+    pub fn with_keys(self, keys: &'a [u64]) -> Self {
+        debug_assert!(keys.len() >= self.layout.n as usize * self.lanes);
+        Blocks {
+            keys: Some(keys),
+            ..self
         }
     }
 
@@ -105,6 +126,10 @@ impl<'a> Blocks<'a> {
     /// the lanes' blocks.
     #[inline(always)]
     pub(super) fn row_of(&self, k: usize, first: usize, row: &mut [u64]) {
+        if let Some(keys) = self.keys {
+            row.copy_from_slice(&keys[k * self.lanes + first..][..row.len()]);
+            return;
+        }
         let offset = k * self.layout.bytes_per_value();
         let (block, shift) = (offset / 16, 8 * (offset % 8) as u32);
         let lanes = |j| &self.block_row(j)[first * 16..][..row.len() * 16];
@@ -199,6 +224,28 @@ impl<'a> Blocks<'a> {
     }
 }
 
+/// Whether a step of `layout` has its keys made as the AES loop writes the keystream: each
+/// value's 8 leading bytes start a block (`bytes_per_value` a multiple of 16), so that the
+/// blocks in registers hold them, and the radix is at most [`MADE_KEYS_MAX_RADIX`].
+#[inline]
+pub(crate) fn made_in_loop(layout: &KeyLayout) -> bool {
+    layout.bytes_per_value().is_multiple_of(16) && layout.n <= MADE_KEYS_MAX_RADIX
+}
+
+/// Makes the keys of the values that block row `j` (one block a lane, in `row`) starts, into
+/// `keys` laid out as [`Blocks::with_keys`] reads them; for steps [`made_in_loop`]. Inlined into
+/// the AES loop, where the blocks are still in registers.
+#[inline(always)]
+pub(crate) fn make_row_keys(layout: &KeyLayout, j: usize, row: &[[u8; 16]], keys: &mut [u64]) {
+    let blocks_per_value = layout.bytes_per_value() / 16;
+    if j.is_multiple_of(blocks_per_value) {
+        let k = j / blocks_per_value;
+        for (key, block) in keys[k * row.len()..][..row.len()].iter_mut().zip(row) {
+            *key = layout.key_from_lead(halves(block).0, k);
+        }
+    }
+}
+
 /// A keystream block's two halves as big-endian words.
 #[inline(always)]
 pub(super) fn halves(block: &[u8; 16]) -> (u64, u64) {
@@ -208,7 +255,7 @@ pub(super) fn halves(block: &[u8; 16]) -> (u64, u64) {
     (u64::from_be_bytes(high), u64::from_be_bytes(low))
 }
 
-/// Working memory for [`forward`] and [`inverse`], carved from the key scratch: the rows of
+/// Working memory for the group kernels' passes, carved from the key scratch: the rows of
 /// one [`CHUNK`] of lanes, whatever the group's size.
 pub(crate) struct Work<'w> {
     /// [`Work::words`] words.

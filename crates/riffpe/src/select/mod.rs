@@ -19,7 +19,9 @@
 //! leading two or three octets up to radix 256 (32 keys to a compare), after which the few keys
 //! that share them are gathered and ranked against each other, and their 16-bit quarters above
 //! (sixteen), up to radix 16 each lane's keys sorted by a network of fixed compare-exchanges;
-//! 16-bit quarters with SSE2 or NEON (eight keys to a compare).
+//! 16-bit quarters with SSE2 or NEON (eight keys to a compare). The AVX2 kernels read their
+//! keys from those the AES loop made while the blocks were still in registers, where each value
+//! starts a block and the radix is at most 256 (`group::made_in_loop`).
 //!
 //! Constant-time π of one message ranks the keys as they arrive (four at a time) below radix
 //! 128 and searches for the key of rank x after the chain from there on (`constant_time`; up to
@@ -186,6 +188,18 @@ impl Kernel {
                 Some(group) if max_radix <= group::MAX_RADIX => Kernel::Group(group),
                 _ => Kernel::PerLane,
             },
+        }
+    }
+
+    /// Whether the kernel's rows are read from keys made in the AES loop, where the step allows
+    /// it ([`group::made_in_loop`]), rather than made from the stored keystream. The AVX2 kernels
+    /// read them; the others make their rows as before (they were not measured with them).
+    pub(crate) fn reads_made_keys(self) -> bool {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Group(Group(GroupIsa::Avx2(_)))
+            | Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(_))) => true,
+            _ => false,
         }
     }
 }

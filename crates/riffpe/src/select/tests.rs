@@ -244,7 +244,8 @@ mod group {
         (
             prop_oneof![1usize..=20, Just(MAX_LANES)],
             radix,
-            1usize..=20,
+            // Multiples of 16 as well: their keys are made in the AES loop.
+            prop_oneof![1usize..=20, Just(16), Just(32)],
             prop_oneof![Just(1u16), Just(2), Just(3), Just(256)],
             // Small alphabets at the top as well, so that all-ones bits tie too.
             any::<bool>(),
@@ -275,9 +276,25 @@ mod group {
         paths: &[(&str, Select<'_>, bool)],
     ) -> Result<(), TestCaseError> {
         let layout = KeyLayout::new(*n as u32, *b);
-        let blocks = Blocks::new(bytes, *lanes, layout);
+        // Keys made as the engine's AES loop makes them, block row by block row.
+        let mut made = std::vec![0u64; *n * *lanes];
+        let (rows, _) = bytes.as_chunks::<16>();
+        for (j, row) in rows.chunks_exact(*lanes).enumerate() {
+            if made_in_loop(&layout) && j < (*n * *b).div_ceil(16) {
+                make_row_keys(&layout, j, row, &mut made);
+            }
+        }
         let mut keys = std::vec![0u64; Work::words(*n as u32)];
-        for &(name, select, forward) in paths {
+        let with_made = [false, true]
+            .into_iter()
+            .filter(|&m| !m || made_in_loop(&layout));
+        for (with_made, &(name, select, forward)) in
+            with_made.flat_map(|m| paths.iter().map(move |p| (m, p)))
+        {
+            let blocks = match with_made {
+                true => Blocks::new(bytes, *lanes, layout).with_keys(&made),
+                false => Blocks::new(bytes, *lanes, layout),
+            };
             // As the engine calls them: one digit per lane at the front of a column of
             // MAX_LANES, the rest left alone.
             let mut out = digits.clone();
@@ -295,12 +312,13 @@ mod group {
                 prop_assert_eq!(
                     out[lane],
                     expected,
-                    "{} lane {} of {}, n {}, b {}",
+                    "{} lane {} of {}, n {}, b {}, keys made in the loop: {}",
                     name,
                     lane,
                     lanes,
                     n,
-                    b
+                    b,
+                    with_made
                 );
             }
         }

@@ -188,8 +188,8 @@ fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
 }
 
 /// For eight lanes (lane `l` in word `l` of each vector): the key of rank `x` among 16
-/// `keys` (by the sorting network [`SORT16`](super::group::SORT16)), and the lanes where another key shares
-/// that key's leading bits, so that key order may not be pair order there.
+/// `keys` (by the sorting network [`SORT16`](super::group::SORT16)), and the lanes where
+/// another key shares that key's leading bits, so that key order may not be pair order there.
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn select16(mut keys: [__m512i; 16], x: __m512i, layout: &KeyLayout) -> (__m512i, __mmask8) {

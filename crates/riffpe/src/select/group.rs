@@ -8,11 +8,11 @@
 //! every pass runs over the lanes innermost, so no loop carries a chain of dependent
 //! operations. Where each value starts a block (`bytes_per_value` a multiple of 16), the AES
 //! loop can make every value's key as it writes the block ([`make_row_keys`]), and the rows are
-//! then read from those keys ([`Blocks::with_keys`]). The engine uses this on x86-64 CPUs found at run time to have AVX-512 or AVX2
-//! (`Kernel::detect`); the passes the compiler vectorized badly are written with their
-//! intrinsics (`avx512`, `avx2`). The portable passes in the tests are the reference those are
-//! tested against; the shared code here handles a group's last chunk of fewer than eight
-//! lanes.
+//! then read from those keys ([`Blocks::with_keys`]). The engine uses this on x86-64 CPUs
+//! found at run time to have AVX-512 or AVX2 (`Kernel::detect`); the passes the compiler
+//! vectorized badly are written with their intrinsics (`avx512`, `avx2`). The portable passes in
+//! the tests are the reference those are tested against; the shared code here handles a group's
+//! last chunk of fewer than eight lanes.
 //!
 //! - Inverse (decryption): the rows, then one pass counts, per lane, the keys below the lane's
 //!   pivot.

@@ -447,9 +447,9 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             let row_bytes = lanes * 16;
             let keystream = &mut self.keystream[..(blocks + 1) * row_bytes];
             let (rows, _) = Array::slice_as_chunks_mut(keystream);
-            // Where the kernel reads them, keys are made from the blocks still in registers:
-            // the selection then loads rows of keys instead of building them from the stored
-            // keystream (kept for ties), and the AES loop has ALU time to spare for them.
+            // Where the kernel reads them, keys are made from the blocks still in registers, so
+            // that the selection loads rows of keys instead of building them from the stored
+            // keystream (kept for ties).
             let made = lanes == B::ParBlocksSize::USIZE
                 && self.layout.kernel.reads_made_keys()
                 && group::made_in_loop(&keyed)

@@ -199,10 +199,8 @@ fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; 
 fn each_row(blocks: &Blocks<'_>, first: usize, count: usize, mut f: impl FnMut(usize, Row)) {
     let n = blocks.layout.n as usize;
     if let (Some(keys), CHUNK) = (blocks.keys, count) {
-        let mut row = [0; CHUNK];
-        for k in 0..n {
-            row.copy_from_slice(&keys[k * blocks.lanes + first..][..CHUNK]);
-            f(k, load(&row));
+        for (k, row) in keys.chunks_exact(blocks.lanes).take(n).enumerate() {
+            f(k, load(&row[first..]));
         }
         return;
     }
@@ -1138,11 +1136,11 @@ fn flip(v: __m256i) -> __m256i {
     _mm256_xor_si256(v, _mm256_set1_epi64x(i64::MIN))
 }
 
-/// Eight words as two vectors.
+/// The first eight words of `words` as two vectors.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn load(words: &[u64; CHUNK]) -> Row {
-    let (halves, _) = words.as_chunks::<4>();
+fn load(words: &[u64]) -> Row {
+    let (halves, _) = words[..CHUNK].as_chunks::<4>();
     // SAFETY: each half is 32 readable bytes; the loads are unaligned.
     unsafe {
         [

@@ -192,8 +192,8 @@ impl Kernel {
     }
 
     /// Whether the kernel's rows are read from keys made in the AES loop, where the step allows
-    /// it ([`group::made_in_loop`]), rather than made from the stored keystream. The AVX2 kernels
-    /// read them; the others make their rows as before (they were not measured with them).
+    /// it ([`group::made_in_loop`]), rather than made from the stored keystream: the AVX2
+    /// kernels, the ones BENCHMARKS.md measured with them.
     #[inline]
     pub(crate) fn reads_made_keys(self) -> bool {
         match self {

@@ -29,7 +29,7 @@ COMMANDS:
                  which replay fuzz/regressions/), fuzz-smoke
                    --skip STEP          leave out a step (repeatable)
                    --keep-going         run the other steps after a failure (still fails)
-                   --fuzz-seconds N     seconds per fuzz target (default 20)
+                   --fuzz-seconds N     seconds per fuzz target (default 20, no sanitizer)
   cross-test     the tests of the core, batch, format and reference crates and an AES backend
                  probe for aarch64-unknown-linux-gnu under `qemu-aarch64 -cpu cortex-a72`
                  (natively on an aarch64 host), installing the target, linker and qemu when
@@ -47,6 +47,7 @@ COMMANDS:
   fuzz-smoke     every cargo-fuzz target in fuzz/ for a short while (skipped while there are
                  none), installing nightly and cargo-fuzz when missing
                    --seconds N          per target (default 60)
+                   --sanitizer NAME     cargo fuzz's sanitizer (default address; ci: none)
   help           this text
 
 Every step prints `== step` and each command before running it; the first failure stops the
@@ -135,15 +136,16 @@ fn dispatch(args: &[String]) -> Result {
             bench_report::bench_report(&report)
         }
         "fuzz-smoke" => {
-            let mut seconds = fuzz::DEFAULT_SECONDS;
+            let (mut seconds, mut sanitizer) = (fuzz::DEFAULT_SECONDS, fuzz::DEFAULT_SANITIZER);
             while let Some(arg) = options.next() {
                 match arg {
                     "--seconds" => seconds = options.number("--seconds")?,
+                    "--sanitizer" => sanitizer = options.value("--sanitizer")?,
                     other => return Err(unexpected(other)),
                 }
             }
             shell::step("fuzz-smoke");
-            fuzz::fuzz_smoke(seconds)
+            fuzz::fuzz_smoke(seconds, sanitizer)
         }
         "help" | "-h" | "--help" => {
             print!("{HELP}");

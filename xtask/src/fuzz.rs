@@ -35,9 +35,9 @@ pub const DEFAULT_SECONDS: u64 = 60;
 /// The sanitizer `cargo xtask fuzz-smoke` builds with unless told otherwise.
 pub const DEFAULT_SANITIZER: &str = "address";
 
-/// The sanitizer of the short run in `ci`: none. Every unsafe load in the core reads a
-/// fixed-size reference that safe code bounds-checked, so AddressSanitizer finds little in a
-/// run this short, while it slows the build; longer runs keep it.
+/// The sanitizer of the short run in `ci`: none. The core's unsafe loads and stores all go
+/// through references whose length safe code fixed or checked, so AddressSanitizer finds
+/// little in a run this short, while it slows the build; longer runs keep it.
 pub const CI_SANITIZER: &str = "none";
 
 /// `cargo +nightly …` through rustup, whatever toolchain runs the xtask.

@@ -193,7 +193,7 @@ impl Kernel {
 
     /// Whether the kernel's rows are read from keys made in the AES loop, where the step allows
     /// it ([`group::made_in_loop`]), rather than made from the stored keystream: the AVX2
-    /// kernels, the ones BENCHMARKS.md measured with them.
+    /// kernels. The AVX-512 and 128-bit kernels build their rows from the keystream.
     #[inline]
     pub(crate) fn reads_made_keys(self) -> bool {
         match self {

@@ -3,18 +3,37 @@
 //!
 //! The inverse passes are those of `avx512`, a [`CHUNK`] of eight lanes held as two vectors of
 //! four keys. AVX2 compares 64-bit words only as signed numbers, so keys that are compared have
-//! their top bit flipped first (which turns unsigned order into signed order). Forward sorts
-//! each lane's keys up to radix 16 ([`forward_small`]) and above it searches their two leading
-//! octets, 32 keys to a compare ([`lead_octets`]), which settles nearly every chunk; the
-//! constant-time search over all octets ([`search_octets`]) settles the rest. The constant-time
-//! forward ([`search_octets_constant_time`]) searches two or three leading octets, then gathers
-//! the keys that share them and ranks them against each other ([`search_gathered`]), unless
-//! more share them than are gathered (then it searches all octets too).
+//! their top bit flipped first (which turns unsigned order into signed order). Up to radix 16,
+//! forward sorts each lane's keys by a network ([`forward_small`]); the fast passes there, both
+//! ways, use 32-bit keys, eight lanes to a vector ([`NarrowLayout`]). Above radix 16, forward
+//! searches the keys' two leading octets, 32 keys to a compare ([`lead_octets`]), which settles
+//! nearly every chunk; the constant-time search over all octets ([`search_octets`]) settles the
+//! rest. The constant-time forward ([`search_octets_constant_time`]) searches two or three
+//! leading octets, then gathers the keys that share them and ranks them against each other
+//! ([`search_gathered`]), unless more share them than are gathered (then it searches all octets
+//! too).
 
 use core::arch::x86_64::*;
 
 use super::KeyLayout;
-use super::group::{Blocks, CHUNK, SMALL_RADIX, Work, found_digits, rank_digits, sort16};
+use super::group::{
+    Blocks, CHUNK, SMALL_RADIX, Work, found_digits, rank_digits, rank_exact, sort16,
+};
+
+/// `pass::<N>(blocks, work, digits)` of the step's radix `N`, up to [`SMALL_RADIX`]: each
+/// radix its own build, so that its network (pruned to it) inlines into the pass rather than
+/// being a call per chunk with its keys passed through memory.
+macro_rules! by_radix {
+    ($pass:ident($blocks:expr, $work:expr, $digits:expr)) => {
+        by_radix!(@radices $pass, $blocks, $work, $digits, 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+    };
+    (@radices $pass:ident, $blocks:expr, $work:expr, $digits:expr, $($n:literal)*) => {
+        match $blocks.layout.n {
+            $($n => $pass::<$n>($blocks, $work, $digits),)*
+            _ => $pass::<SMALL_RADIX>($blocks, $work, $digits),
+        }
+    };
+}
 
 cpufeatures::new!(avx2_cpu, "avx2");
 
@@ -35,11 +54,6 @@ impl Avx2 {
 
     #[inline(always)]
     pub(super) fn inverse(self, blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
-        // Up to radix 16, picking the pivots with masks from every row costs less than
-        // loading each lane's from its keystream.
-        if blocks.layout.n as usize <= SMALL_RADIX {
-            return self.select_constant_time(blocks, work, digits, false);
-        }
         // SAFETY: as for `forward`.
         unsafe { inverse_avx2(blocks, work, digits) }
     }
@@ -90,7 +104,7 @@ impl Avx2 {
         unsafe { lead_octets(blocks, work.quads(), first, digits) }
     }
 
-    /// π when `forward` (up to radix [`SMALL_RADIX`] as [`Avx2::forward`], which sorts every
+    /// π when `forward` (up to radix [`SMALL_RADIX`] by [`forward_small`], which sorts every
     /// lane's keys by a network of fixed pairs; above it by [`forward_constant_time_avx2`]),
     /// else π⁻¹ by [`inverse_constant_time_avx2`]: the constant-time passes.
     #[inline(always)]
@@ -102,7 +116,8 @@ impl Avx2 {
         forward: bool,
     ) {
         if forward && blocks.layout.n as usize <= SMALL_RADIX {
-            self.forward(blocks, work, digits)
+            // SAFETY: as for `forward`.
+            unsafe { by_radix!(forward_small(blocks, work, digits)) }
         } else if forward {
             // SAFETY: as for `forward`.
             unsafe { forward_constant_time_avx2(blocks, work, digits) }
@@ -119,17 +134,7 @@ type Row = [__m256i; 2];
 #[target_feature(enable = "avx2")]
 fn forward_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     if blocks.layout.n as usize <= SMALL_RADIX {
-        // Each radix its own build, so that its network (pruned to it) inlines into the pass
-        // rather than being a call per half chunk with its keys passed through memory.
-        macro_rules! by_radix {
-            ($($n:literal)*) => {
-                match blocks.layout.n {
-                    $($n => forward_small::<$n>(blocks, work, digits),)*
-                    _ => forward_small::<SMALL_RADIX>(blocks, work, digits),
-                }
-            };
-        }
-        by_radix!(2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+        by_radix!(forward_narrow(blocks, work, digits))
     } else {
         let quads = work.quads();
         for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
@@ -151,25 +156,246 @@ fn forward_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
 /// radix 10) against the N² compares of ranking every key.
 #[target_feature(enable = "avx2")]
 fn forward_small<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
-    let layout = &blocks.layout;
-    debug_assert_eq!(N, layout.n as usize);
+    debug_assert_eq!(N, blocks.layout.n as usize);
     let rows = work.rows();
     for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
-        let first = chunk * CHUNK;
-        make_rows(blocks, first, digits.len(), rows);
-        let x: [u64; CHUNK] = core::array::from_fn(|l| digits.get(l).map_or(0, |&d| d.into()));
-        let mut found = [0u64; CHUNK];
-        let mut ties = 0;
-        for half in 0..2 {
-            // Past the N keys nothing is read: the network and the pick stop at N.
-            let keys: [__m256i; SMALL_RADIX] = core::array::from_fn(|k| {
-                rows.get(k)
-                    .map_or(_mm256_setzero_si256(), |r| flip(load(r)[half]))
-            });
-            let (key, tied) = select_first::<N>(keys, load(&x)[half], layout);
-            store4(&mut found.as_chunks_mut::<4>().0[half], key);
-            ties |= tied << (4 * half);
+        forward_small_chunk::<N>(blocks, rows, chunk * CHUNK, digits);
+    }
+}
+
+/// [`forward_small`] of the chunk of lanes from `first` on, its rows made into `rows`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn forward_small_chunk<const N: usize>(
+    blocks: &Blocks<'_>,
+    rows: &mut [[u64; CHUNK]],
+    first: usize,
+    digits: &mut [u32],
+) {
+    let layout = &blocks.layout;
+    make_rows(blocks, first, digits.len(), rows);
+    let x: [u64; CHUNK] = core::array::from_fn(|l| digits.get(l).map_or(0, |&d| d.into()));
+    let mut found = [0u64; CHUNK];
+    let mut ties = 0;
+    for half in 0..2 {
+        // Past the N keys nothing is read: the network and the pick stop at N.
+        let keys: [__m256i; SMALL_RADIX] = core::array::from_fn(|k| {
+            rows.get(k)
+                .map_or(_mm256_setzero_si256(), |r| flip(load(r)[half]))
+        });
+        let (key, tied) = select_first::<N>(keys, load(&x)[half], layout);
+        store4(&mut found.as_chunks_mut::<4>().0[half], key);
+        ties |= tied << (4 * half);
+    }
+    found_digits(
+        blocks,
+        first,
+        (found, ties),
+        rows.as_flattened_mut(),
+        digits,
+    );
+}
+
+/// Lanes of a chunk in the words of a vector of narrow keys ([`narrow_chunk`]): word `p` holds
+/// lane `NARROW_LANES[p]`.
+const NARROW_LANES: [i32; CHUNK] = [0, 2, 4, 6, 1, 3, 5, 7];
+
+/// Where each lane's word lies in a vector of narrow keys ([`NARROW_LANES`] inverted).
+const NARROW_WORDS: [i32; CHUNK] = [0, 4, 1, 5, 2, 6, 3, 7];
+
+/// Eight 32-bit words in the order `order` gives (word `p` of the result is word `order[p]`).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn permute_words(v: __m256i, order: [i32; CHUNK]) -> __m256i {
+    let [a, b, c, d, e, f, g, h] = order;
+    _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(a, b, c, d, e, f, g, h))
+}
+
+/// The 32-bit keys of one step up to radix [`SMALL_RADIX`]: a value's 32 leading bits (fewer
+/// if `b < 4`) with its index in the low bits, as [`KeyLayout::key`] makes 64-bit ones.
+/// Unsigned minimum and maximum make a compare-exchange of eight lanes two instructions (six
+/// for 64-bit keys, which AVX2 compares only signed and blends), and a chunk's keys are one
+/// vector a value, made and sorted in registers.
+#[derive(Clone, Copy)]
+struct NarrowLayout {
+    value_mask: __m256i,
+    /// True when a key holds its whole value, so key order is pair order.
+    exact: bool,
+}
+
+impl NarrowLayout {
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn new(layout: &KeyLayout) -> Self {
+        let index_mask = layout.index_mask() as u32;
+        let value_mask = (layout.value_mask() >> 32) as u32 & !index_mask;
+        let bits = 8 * layout.bytes_per_value() + layout.index_bits() as usize;
+        NarrowLayout {
+            value_mask: _mm256_set1_epi32(value_mask as i32),
+            exact: bits <= u32::BITS as usize,
         }
+    }
+
+    /// Each word's value bits, as a key of index `k`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn key(&self, lead: __m256i, k: usize) -> __m256i {
+        _mm256_or_si256(
+            _mm256_and_si256(lead, self.value_mask),
+            _mm256_set1_epi32(k as i32),
+        )
+    }
+
+    /// The lanes (bit `l` for lane `l`) where a key other than `found` (both in the order
+    /// [`NARROW_LANES`]) shares its value bits, so that key order may not be pair order there.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn ties(&self, keys: &[__m256i], found: __m256i) -> u32 {
+        if self.exact {
+            return 0;
+        }
+        let zero = _mm256_setzero_si256();
+        let mut same = zero;
+        for &key in keys {
+            let differ = _mm256_and_si256(_mm256_xor_si256(key, found), self.value_mask);
+            same = _mm256_sub_epi32(same, _mm256_cmpeq_epi32(differ, zero));
+        }
+        let alone = _mm256_cmpeq_epi32(permute_words(same, NARROW_WORDS), _mm256_set1_epi32(1));
+        !_mm256_movemask_ps(_mm256_castsi256_ps(alone)) as u32 & 0xff
+    }
+}
+
+/// π(x) for every lane from its keys sorted, as [`forward_small`] does, with narrow keys
+/// ([`NarrowLayout`]) for every full chunk. A tie of their fewer leading bits (about 2⁻²⁵ a
+/// lane and step at radix 10) is settled by a compare in full, a branch on the keys: the
+/// constant-time selection keeps 64-bit keys.
+#[target_feature(enable = "avx2")]
+fn forward_narrow<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    select_narrow::<N, true>(blocks, work, digits);
+}
+
+/// π⁻¹ with narrow keys ([`NarrowLayout`]) for every full chunk: each lane's pivot picked with
+/// masks from every key, then the keys up to it counted. A tie of their fewer leading bits is
+/// ranked in full, a branch on the keys: the constant-time selection keeps 64-bit keys
+/// ([`inverse_constant_time_avx2`]).
+#[target_feature(enable = "avx2")]
+fn inverse_narrow<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    select_narrow::<N, false>(blocks, work, digits);
+}
+
+/// [`forward_narrow`] if `FORWARD`, else [`inverse_narrow`]: [`narrow_chunk`] for every full
+/// chunk, the 64-bit passes for a last chunk of fewer lanes.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn select_narrow<const N: usize, const FORWARD: bool>(
+    blocks: &Blocks<'_>,
+    work: Work<'_>,
+    digits: &mut [u32],
+) {
+    debug_assert_eq!(N, blocks.layout.n as usize);
+    let narrow = NarrowLayout::new(&blocks.layout);
+    let full = blocks.lanes / CHUNK * CHUNK;
+    let (whole, rest) = digits[..blocks.lanes].split_at_mut(full);
+    let rows = work.rows();
+    for (chunk, digits) in whole.as_chunks_mut::<CHUNK>().0.iter_mut().enumerate() {
+        narrow_chunk::<N, FORWARD>(blocks, &narrow, chunk * CHUNK, digits, rows);
+    }
+    match (rest.is_empty(), FORWARD) {
+        (true, _) => {}
+        (false, true) => forward_small_chunk::<N>(blocks, rows, full, rest),
+        (false, false) => inverse_constant_time_chunk(blocks, rows, full, rest),
+    }
+}
+
+/// π(x) if `FORWARD`, else π⁻¹, for the full chunk of lanes from `first` on, by its narrow keys
+/// ([`NarrowLayout`]), made into registers in the lane order [`NARROW_LANES`]: from the made
+/// keys if there are any, else from the keystream (each lane's four leading bytes of a value
+/// loaded from its first byte, or where they run into the next block, both blocks' words
+/// shifted together; the eight lanes' words packed into one vector and byte-swapped to
+/// big-endian). `rows` is spare room for a tie's keys in full.
+#[target_feature(enable = "avx2")]
+fn narrow_chunk<const N: usize, const FORWARD: bool>(
+    blocks: &Blocks<'_>,
+    narrow: &NarrowLayout,
+    first: usize,
+    digits: &mut [u32; CHUNK],
+    rows: &mut [[u64; CHUNK]],
+) {
+    let mut keys = [_mm256_setzero_si256(); SMALL_RADIX];
+    if let Some(made) = blocks.keys {
+        for (k, (key, row)) in keys
+            .iter_mut()
+            .zip(made.chunks_exact(blocks.lanes))
+            .enumerate()
+        {
+            if k < N {
+                let [low, high] = load(&row[first..]);
+                // The high words of lanes 0, 1, 4, 5, 2, 3, 6, 7.
+                let words = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(
+                    _mm256_castsi256_ps(low),
+                    _mm256_castsi256_ps(high),
+                ));
+                *key = narrow.key(permute_words(words, [0, 4, 2, 6, 1, 5, 3, 7]), k);
+            }
+        }
+    } else {
+        let swap = _mm256_setr_epi8(
+            3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10,
+            9, 8, 15, 14, 13, 12,
+        );
+        // Four loads of two lanes' blocks each, from byte `at` of the blocks of row `j`: each
+        // lane's bytes `at` to `at + 4` in the first word of its half (the last load reads into
+        // the next row, at worst the slack row). Macros, not closures: a closure may stay a
+        // call of its own, with its vectors passed through memory.
+        macro_rules! lines {
+            ($j:expr, $at:expr) => {{
+                let start = $j * blocks.lanes * 16 + first * 16 + $at;
+                let (lines, _) = blocks.bytes[start..][..128].as_chunks::<32>();
+                [
+                    load_bytes(&lines[0]),
+                    load_bytes(&lines[1]),
+                    load_bytes(&lines[2]),
+                    load_bytes(&lines[3]),
+                ]
+            }};
+        }
+        // Unpacking interleaves the lanes as `NARROW_LANES`.
+        macro_rules! pack {
+            ($v:expr) => {{
+                let v: [__m256i; 4] = $v;
+                _mm256_unpacklo_epi64(
+                    _mm256_unpacklo_epi32(v[0], v[1]),
+                    _mm256_unpacklo_epi32(v[2], v[3]),
+                )
+            }};
+        }
+        for (k, key) in keys.iter_mut().enumerate().take(N) {
+            let offset = k * blocks.layout.bytes_per_value();
+            let (block, byte) = (offset / 16, offset % 16);
+            let words = if byte <= 12 {
+                pack!(lines!(block, byte))
+            } else {
+                // Bytes 12 to 16 of the block and 0 to 4 of the next, as one little-endian
+                // word, shifted down to the value's first byte.
+                let (high, low) = (lines!(block, 12), lines!(block + 1, 0));
+                let shift = _mm_cvtsi64_si128(8 * (byte as i64 - 12));
+                let join =
+                    |i: usize| _mm256_srl_epi64(_mm256_unpacklo_epi32(high[i], low[i]), shift);
+                pack!([join(0), join(1), join(2), join(3)])
+            };
+            *key = narrow.key(_mm256_shuffle_epi8(words, swap), k);
+        }
+    }
+    let x = permute_words(load_words(digits), NARROW_LANES);
+    if FORWARD {
+        sort16!(&mut keys, below N, |a, b| (_mm256_min_epu32(a, b), _mm256_max_epu32(a, b)));
+        let mut found = _mm256_setzero_si256();
+        for (rank, &key) in keys[..N].iter().enumerate() {
+            let here = _mm256_cmpeq_epi32(x, _mm256_set1_epi32(rank as i32));
+            found = _mm256_blendv_epi8(found, key, here);
+        }
+        let ties = narrow.ties(&keys[..N], found);
+        let found = words_of(permute_words(found, NARROW_WORDS)).map(u64::from);
         found_digits(
             blocks,
             first,
@@ -177,6 +403,29 @@ fn forward_small<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &m
             rows.as_flattened_mut(),
             digits,
         );
+    } else {
+        let mut pivot = _mm256_setzero_si256();
+        for (k, &key) in keys[..N].iter().enumerate() {
+            let hit = _mm256_cmpeq_epi32(x, _mm256_set1_epi32(k as i32));
+            pivot = _mm256_blendv_epi8(pivot, key, hit);
+        }
+        // Keys differ in their index bits, so the keys up to the pivot are those below it and
+        // the pivot itself.
+        let mut up_to = _mm256_set1_epi32(-1);
+        for &key in &keys[..N] {
+            let at_most = _mm256_cmpeq_epi32(_mm256_min_epu32(key, pivot), key);
+            up_to = _mm256_sub_epi32(up_to, at_most);
+        }
+        let ties = narrow.ties(&keys[..N], pivot);
+        let below = words_of(permute_words(up_to, NARROW_WORDS));
+        for (l, digit) in digits.iter_mut().enumerate() {
+            *digit = if ties & (1 << l) == 0 {
+                below[l]
+            } else {
+                let lane = first + l;
+                rank_exact(blocks, lane, blocks.key(lane, *digit as usize))
+            };
+        }
     }
 }
 
@@ -402,14 +651,8 @@ fn search_octets(
 #[target_feature(enable = "avx2")]
 fn found_keys(found: [__m256i; OCTETS], index: __m256i) -> [u64; CHUNK] {
     let sign = _mm256_set1_epi8(i8::MIN);
-    let byte = |v: __m256i| {
-        let mut words = [0u32; CHUNK];
-        // SAFETY: `words` is 32 writable bytes; the store is unaligned.
-        unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), v) };
-        words
-    };
-    let octets = found.map(|octet| byte(_mm256_xor_si256(octet, sign)));
-    let index = byte(index);
+    let octets = found.map(|octet| words_of(_mm256_xor_si256(octet, sign)));
+    let index = words_of(index);
     core::array::from_fn(|l| {
         let p = OCTET_LANES[l];
         let lead = octets
@@ -871,6 +1114,16 @@ fn store_vector<const N: usize>(words: &mut [u64; N], v: usize, value: __m256i) 
     store4(&mut vectors[v], value);
 }
 
+/// A vector's eight 32-bit words.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn words_of(v: __m256i) -> [u32; CHUNK] {
+    let mut words = [0u32; CHUNK];
+    // SAFETY: `words` is 32 writable bytes; the store is unaligned.
+    unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), v) };
+    words
+}
+
 /// Eight 32-bit words as a vector.
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -1188,7 +1441,9 @@ fn array(row: Row) -> [u64; CHUNK] {
 /// the lanes' pivots as two vectors as it is made, and never stored.
 #[target_feature(enable = "avx2")]
 fn inverse_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
-    let _ = work;
+    if blocks.layout.n as usize <= SMALL_RADIX {
+        return by_radix!(inverse_narrow(blocks, work, digits));
+    }
     let value_mask = _mm256_set1_epi64x(blocks.layout.value_mask() as i64);
     let zero = _mm256_setzero_si256();
     for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
@@ -1219,42 +1474,54 @@ fn inverse_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
 #[target_feature(enable = "avx2")]
 fn inverse_constant_time_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     let rows = work.rows();
+    for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+        inverse_constant_time_chunk(blocks, rows, chunk * CHUNK, digits);
+    }
+}
+
+/// [`inverse_constant_time_avx2`] of the chunk of lanes from `first` on, its rows made into
+/// `rows`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn inverse_constant_time_chunk(
+    blocks: &Blocks<'_>,
+    rows: &mut [[u64; CHUNK]],
+    first: usize,
+    digits: &mut [u32],
+) {
     let n = blocks.layout.n as usize;
     let value_mask = _mm256_set1_epi64x(blocks.layout.value_mask() as i64);
     let zero = _mm256_setzero_si256();
-    for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
-        let first = chunk * CHUNK;
-        // Lanes past the group's want no value: no row matches u64::MAX.
-        let wanted: [u64; CHUNK] =
-            core::array::from_fn(|l| digits.get(l).map_or(u64::MAX, |&k| k.into()));
-        let wanted = load(&wanted);
-        let mut pivot = [zero; 2];
-        each_row(blocks, first, digits.len(), |k, keys| {
-            store(&mut rows[k], keys);
-            let index = _mm256_set1_epi64x(k as i64);
-            for h in 0..2 {
-                let hit = _mm256_cmpeq_epi64(index, wanted[h]);
-                pivot[h] = _mm256_blendv_epi8(pivot[h], keys[h], hit);
-            }
-        });
-        let flipped = [flip(pivot[0]), flip(pivot[1])];
-        let (mut below, mut same) = ([zero; 2], [zero; 2]);
-        for row in &rows[..n] {
-            let keys = load(row);
-            for h in 0..2 {
-                let less = _mm256_cmpgt_epi64(flipped[h], flip(keys[h]));
-                below[h] = _mm256_sub_epi64(below[h], less);
-                let differ = _mm256_and_si256(_mm256_xor_si256(keys[h], pivot[h]), value_mask);
-                same[h] = _mm256_sub_epi64(same[h], _mm256_cmpeq_epi64(differ, zero));
-            }
+    // Lanes past the group's want no value: no row matches u64::MAX.
+    let wanted: [u64; CHUNK] =
+        core::array::from_fn(|l| digits.get(l).map_or(u64::MAX, |&k| k.into()));
+    let wanted = load(&wanted);
+    let mut pivot = [zero; 2];
+    each_row(blocks, first, digits.len(), |k, keys| {
+        store(&mut rows[k], keys);
+        let index = _mm256_set1_epi64x(k as i64);
+        for h in 0..2 {
+            let hit = _mm256_cmpeq_epi64(index, wanted[h]);
+            pivot[h] = _mm256_blendv_epi8(pivot[h], keys[h], hit);
         }
-        rank_digits(
-            blocks,
-            first,
-            &array(pivot),
-            array(below),
-            array(same),
-            digits,
-        );
+    });
+    let flipped = [flip(pivot[0]), flip(pivot[1])];
+    let (mut below, mut same) = ([zero; 2], [zero; 2]);
+    for row in &rows[..n] {
+        let keys = load(row);
+        for h in 0..2 {
+            let less = _mm256_cmpgt_epi64(flipped[h], flip(keys[h]));
+            below[h] = _mm256_sub_epi64(below[h], less);
+            let differ = _mm256_and_si256(_mm256_xor_si256(keys[h], pivot[h]), value_mask);
+            same[h] = _mm256_sub_epi64(same[h], _mm256_cmpeq_epi64(differ, zero));
+        }
     }
+    rank_digits(
+        blocks,
+        first,
+        &array(pivot),
+        array(below),
+        array(same),
+        digits,
+    );
 }

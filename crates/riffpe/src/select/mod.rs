@@ -10,10 +10,11 @@
 //! In lockstep, keys are made from each lane's whole keystream and only counted per bucket,
 //! and forward gathers the one bucket in a pass over the keys; inverse (π⁻¹) counts the keys
 //! below one key in a single branch-free pass. On x86-64 with AVX2 or AVX-512 and radices up to
-//! 255, the group kernel does this for eight lanes at a time; with AVX2, forward instead sorts
-//! each lane's keys by a network up to radix 16, and above it searches the keys' two leading
-//! octets as the constant-time search does, stopping there once every lane's answer is the
-//! only key with its leading octets (else the search goes on). Constant-time lockstep runs the
+//! 255, the group kernel does this for eight lanes at a time. With AVX2, the passes up to radix
+//! 16 use 32-bit keys, eight lanes to a vector (a tie of their fewer leading bits is compared in
+//! full), and forward sorts each lane's keys by a network; above radix 16, forward searches the
+//! keys' two leading octets as the constant-time search does, stopping there once every lane's
+//! answer is the only key with its leading octets (else the search goes on). Constant-time lockstep runs the
 //! group kernel's constant-time passes up to radix 32 767 on every x86-64 and aarch64 CPU: π⁻¹
 //! by a masked pivot and a count, π by a bitwise search over parts of keys: with AVX2 their
 //! leading two or three octets up to radix 256 (32 keys to a compare), after which the few keys

@@ -35,6 +35,23 @@ macro_rules! by_radix {
     };
 }
 
+/// `chunk_lines!(blocks, first, j, at)`: the 128 bytes from byte `at` of row `j`'s blocks of the
+/// chunk of lanes from `first` on, as four vectors of two lanes' blocks each (the last load
+/// reads into the next row, at worst the slack row). A macro, not a function: a build with many
+/// codegen units may leave a function a call of its own, with its vectors passed through memory.
+macro_rules! chunk_lines {
+    ($blocks:expr, $first:expr, $j:expr, $at:expr) => {{
+        let start = $j * $blocks.lanes * 16 + $first * 16 + $at;
+        let (lines, _) = $blocks.bytes[start..][..128].as_chunks::<32>();
+        [
+            load_bytes(&lines[0]),
+            load_bytes(&lines[1]),
+            load_bytes(&lines[2]),
+            load_bytes(&lines[3]),
+        ]
+    }};
+}
+
 cpufeatures::new!(avx2_cpu, "avx2");
 
 /// Proof that this CPU has AVX2: only [`Avx2::detect`] makes one.
@@ -323,41 +340,27 @@ fn narrow_chunk<const N: usize, const FORWARD: bool>(
 ) {
     let mut keys = [_mm256_setzero_si256(); SMALL_RADIX];
     if let Some(made) = blocks.keys {
-        for (k, (key, row)) in keys
-            .iter_mut()
-            .zip(made.chunks_exact(blocks.lanes))
-            .enumerate()
-        {
-            if k < N {
-                let [low, high] = load(&row[first..]);
-                // The high words of lanes 0, 1, 4, 5, 2, 3, 6, 7.
-                let words = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(
-                    _mm256_castsi256_ps(low),
-                    _mm256_castsi256_ps(high),
-                ));
-                *key = narrow.key(permute_words(words, [0, 4, 2, 6, 1, 5, 3, 7]), k);
-            }
+        let made_rows = made.chunks_exact(blocks.lanes);
+        for (k, (key, row)) in keys.iter_mut().zip(made_rows).enumerate().take(N) {
+            let [low, high] = load(&row[first..]);
+            // The high words of lanes 0, 1, 4, 5, 2, 3, 6, 7, then in the order NARROW_LANES.
+            let words = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(
+                _mm256_castsi256_ps(low),
+                _mm256_castsi256_ps(high),
+            ));
+            *key = narrow.key(permute_words(words, [0, 4, 2, 6, 1, 5, 3, 7]), k);
         }
     } else {
         let swap = _mm256_setr_epi8(
             3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10,
             9, 8, 15, 14, 13, 12,
         );
-        // Four loads of two lanes' blocks each, from byte `at` of the blocks of row `j`: each
-        // lane's bytes `at` to `at + 4` in the first word of its half (the last load reads into
-        // the next row, at worst the slack row). Macros, not closures: a closure may stay a
-        // call of its own, with its vectors passed through memory.
+        // From byte `at` of row `j`'s blocks on: each lane's bytes `at` to `at + 4` in the
+        // first word of its half.
         macro_rules! lines {
-            ($j:expr, $at:expr) => {{
-                let start = $j * blocks.lanes * 16 + first * 16 + $at;
-                let (lines, _) = blocks.bytes[start..][..128].as_chunks::<32>();
-                [
-                    load_bytes(&lines[0]),
-                    load_bytes(&lines[1]),
-                    load_bytes(&lines[2]),
-                    load_bytes(&lines[3]),
-                ]
-            }};
+            ($j:expr, $at:expr) => {
+                chunk_lines!(blocks, first, $j, $at)
+            };
         }
         // Unpacking interleaves the lanes as `NARROW_LANES`.
         macro_rules! pack {
@@ -475,18 +478,10 @@ fn each_row(blocks: &Blocks<'_>, first: usize, count: usize, mut f: impl FnMut(u
             lines!($j, 0)
         };
         // From byte `$at` of each lane's block on: a load's first word is then bytes `$at` to
-        // `$at + 8` of its first lane's block, and its third those of the next lane's (the
-        // last load reads into the next row, at worst the slack row).
-        ($j:expr, $at:expr) => {{
-            let start = $j * blocks.lanes * 16 + first * 16 + $at;
-            let (lines, _) = blocks.bytes[start..][..128].as_chunks::<32>();
-            [
-                load_bytes(&lines[0]),
-                load_bytes(&lines[1]),
-                load_bytes(&lines[2]),
-                load_bytes(&lines[3]),
-            ]
-        }};
+        // `$at + 8` of its first lane's block, and its third those of the next lane's.
+        ($j:expr, $at:expr) => {
+            chunk_lines!(blocks, first, $j, $at)
+        };
     }
     // Unpacking interleaves the lanes as 0, 2, 1, 3; the permutation puts them back in order.
     macro_rules! pick {
@@ -1437,8 +1432,9 @@ fn array(row: Row) -> [u64; CHUNK] {
     words
 }
 
-/// The portable inverse (the tests' oracle) a chunk at a time: each row of keys compared with
-/// the lanes' pivots as two vectors as it is made, and never stored.
+/// Up to radix [`SMALL_RADIX`], [`inverse_narrow`]; above it, the portable inverse (the tests'
+/// oracle) a chunk at a time: each row of keys compared with the lanes' pivots as two vectors
+/// as it is made, and never stored.
 #[target_feature(enable = "avx2")]
 fn inverse_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     if blocks.layout.n as usize <= SMALL_RADIX {

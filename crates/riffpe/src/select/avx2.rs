@@ -232,7 +232,7 @@ fn permute_words(v: __m256i, order: [i32; CHUNK]) -> __m256i {
 /// if `b < 4`) with its index in the low bits, as [`KeyLayout::key`] makes 64-bit ones.
 /// Unsigned minimum and maximum make a compare-exchange of eight lanes two instructions (six
 /// for 64-bit keys, which AVX2 compares only signed and blends), and a chunk's keys are one
-/// vector a value, made and sorted in registers.
+/// vector a value instead of two.
 #[derive(Clone, Copy)]
 struct NarrowLayout {
     value_mask: __m256i,
@@ -325,7 +325,7 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
 }
 
 /// π(x) if `FORWARD`, else π⁻¹, for the full chunk of lanes from `first` on, by its narrow keys
-/// ([`NarrowLayout`]), made into registers in the lane order [`NARROW_LANES`]: from the made
+/// ([`NarrowLayout`]), one vector a value in the lane order [`NARROW_LANES`]: from the made
 /// keys if there are any, else from the keystream (each lane's four leading bytes of a value
 /// loaded from its first byte, or where they run into the next block, both blocks' words
 /// shifted together; the eight lanes' words packed into one vector and byte-swapped to
@@ -983,9 +983,7 @@ fn lead_octets(
                 rows = _mm256_or_si256(rows, _mm256_and_si256(load_vector(quad, o), row));
                 row = _mm256_add_epi8(row, _mm256_set1_epi8(4));
             }
-            let mut words = [0u32; CHUNK];
-            // SAFETY: `words` is 32 writable bytes; the store is unaligned.
-            unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), per_lane(rows)) };
+            let words = words_of(per_lane(rows));
             return Some(core::array::from_fn(|l| words[OCTET_LANES[l]]));
         }
         under = _mm256_add_epi32(under, per_lane(below));

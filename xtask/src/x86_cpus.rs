@@ -20,9 +20,9 @@ const PACKAGE_MANIFEST: &str = "crates/riffpe/Cargo.toml";
 
 /// Left out under emulation, as the host runs them: the exhaustive bijection check (pure
 /// permutation logic, also left out by `cross-test`), the comparison with the plain
-/// reference on random parameters (100 s a model), and `find_best_bases` on random sizes
-/// (arithmetic the same on every CPU, whose round trips through RiffpeX with radices in the
-/// thousands made it the slowest test under AVX2 emulation). On each model the vectors and
+/// reference on random parameters, and `find_best_bases` on random sizes (arithmetic the
+/// same on every CPU; its RiffpeX round trips with radices in the thousands are slow under
+/// AVX2 emulation). On each model the vectors (RiffpeX among them) and
 /// `lockstep_equals_one_at_a_time` still hold the engine to the reference's outputs, one
 /// message and in lockstep.
 const SKIPPED_TESTS: [&str; 3] = [

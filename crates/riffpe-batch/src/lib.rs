@@ -183,6 +183,10 @@ where
             .min(MAX_LANE_SCRATCH / per_lane)
             .min(messages)
             .max(1);
+        if lanes == self.fpe.lanes() {
+            // Every lane the backend runs: also the room its kernels make the keys in.
+            return ScratchBuf::for_lockstep(self.fpe);
+        }
         ScratchBuf::with_size(riffpe::ScratchSize {
             keystream_bytes: one.keystream_bytes * lanes,
             keys: one.keys * lanes,

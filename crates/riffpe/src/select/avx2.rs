@@ -570,6 +570,10 @@ fn search_octets_constant_time(
 /// lane in every fourth row, at most 64), and a key's index lies in its last octet.
 const OCTET_MAX_RADIX: usize = 256;
 
+/// Largest radix of the fast passes ([`Avx2::forward`] and [`Avx2::inverse`]): that of their
+/// octet search above radix 16.
+pub(super) const FAST_MAX_RADIX: u32 = OCTET_MAX_RADIX as u32;
+
 /// The lane of each 32-bit word of an octet vector (as [`store_octets`] leaves them; the order is
 /// its own inverse, so it also gives each lane's word).
 const OCTET_LANES: [usize; CHUNK] = [0, 1, 4, 5, 2, 3, 6, 7];

@@ -9,8 +9,8 @@
 //! keys by bucket of leading bits there; selecting the x-th key then looks at one small bucket.
 //! In lockstep, keys are made from each lane's whole keystream and only counted per bucket,
 //! and forward gathers the one bucket in a pass over the keys; inverse (π⁻¹) counts the keys
-//! below one key in a single branch-free pass. On x86-64 with AVX2 or AVX-512 and radices up to
-//! 255, the group kernel does this for eight lanes at a time. With AVX2, the passes up to radix
+//! below one key in a single branch-free pass. On x86-64 with AVX-512 and radices up to 255, or
+//! AVX2 up to 256, the group kernel does this for eight lanes at a time. With AVX2, the passes up to radix
 //! 16 use 32-bit keys, eight lanes to a vector (a tie of their fewer leading bits is compared in
 //! full), and forward sorts each lane's keys by a network; above radix 16, forward searches the
 //! keys' two leading octets as the constant-time search does, stopping there once every lane's
@@ -174,9 +174,9 @@ pub(crate) enum Kernel {
 
 impl Kernel {
     /// The kernel for `selection` over radices up to `max_radix` on this CPU: the group kernel
-    /// where it pays (AVX-512 or else AVX2, radices up to [`group::MAX_RADIX`]; in constant
-    /// time on x86-64 and aarch64, up to [`group::CONSTANT_TIME_MAX_RADIX`]), else lane by
-    /// lane.
+    /// where it pays (the widest of AVX-512 and AVX2 that reaches the radix,
+    /// [`Group::max_radix`]; in constant time on x86-64 and aarch64, up to
+    /// [`group::CONSTANT_TIME_MAX_RADIX`]), else lane by lane.
     pub(crate) fn detect(selection: Selection, max_radix: u32) -> Kernel {
         match selection {
             Selection::ConstantTime => match ConstantTimeGroup::detect() {
@@ -185,9 +185,9 @@ impl Kernel {
                 }
                 _ => Kernel::ConstantTime,
             },
-            Selection::Fast => match Group::detect() {
-                Some(group) if max_radix <= group::MAX_RADIX => Kernel::Group(group),
-                _ => Kernel::PerLane,
+            Selection::Fast => match Group::detect(max_radix) {
+                Some(group) => Kernel::Group(group),
+                None => Kernel::PerLane,
             },
         }
     }
@@ -220,9 +220,24 @@ enum GroupIsa {
 pub(crate) struct Group(GroupIsa);
 
 impl Group {
-    /// The widest group kernel this CPU runs.
-    fn detect() -> Option<Group> {
-        Group::available().into_iter().flatten().next()
+    /// The widest group kernel this CPU runs that reaches radix `max_radix`.
+    fn detect(max_radix: u32) -> Option<Group> {
+        Group::available()
+            .into_iter()
+            .flatten()
+            .find(|group| max_radix <= group.max_radix())
+    }
+
+    /// The largest radix the kernel selects: [`group::MAX_RADIX`] where the passes count keys
+    /// in byte-sized buckets (AVX-512), 256 with AVX2, whose forward pass above radix 16
+    /// searches the keys' octets instead (each lane's count of a byte in every fourth row).
+    fn max_radix(self) -> u32 {
+        match self.0 {
+            #[cfg(target_arch = "x86_64")]
+            GroupIsa::Avx512(_) => group::MAX_RADIX,
+            #[cfg(target_arch = "x86_64")]
+            GroupIsa::Avx2(_) => avx2::FAST_MAX_RADIX,
+        }
     }
 
     /// Every group kernel this CPU runs, widest first (the tests check each).

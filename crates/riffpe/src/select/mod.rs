@@ -10,19 +10,20 @@
 //! In lockstep, keys are made from each lane's whole keystream and only counted per bucket,
 //! and forward gathers the one bucket in a pass over the keys; inverse (π⁻¹) counts the keys
 //! below one key in a single branch-free pass. On x86-64 with AVX-512 and radices up to 255, or
-//! AVX2 up to 256, the group kernel does this for eight lanes at a time. With AVX2, the passes up to radix
-//! 16 use 32-bit keys, eight lanes to a vector (a tie of their fewer leading bits is compared in
-//! full), and forward sorts each lane's keys by a network; above radix 16, forward searches the
-//! keys' two leading octets as the constant-time search does, stopping there once every lane's
-//! answer is the only key with its leading octets (else the search goes on). Constant-time lockstep runs the
-//! group kernel's constant-time passes up to radix 32 767 on every x86-64 and aarch64 CPU: π⁻¹
-//! by a masked pivot and a count, π by a bitwise search over parts of keys: with AVX2 their
-//! leading two or three octets up to radix 256 (32 keys to a compare), after which the few keys
-//! that share them are gathered and ranked against each other, and their 16-bit quarters above
-//! (sixteen), up to radix 16 each lane's keys sorted by a network of fixed compare-exchanges;
-//! 16-bit quarters with SSE2 or NEON (eight keys to a compare). The AVX2 kernels read their
-//! keys from those the AES loop made while the blocks were still in registers, where each value
-//! starts a block and the radix is at most 256 (`group::made_in_loop`).
+//! AVX2 up to 256, the group kernel does this for eight lanes at a time. With AVX2, the passes
+//! up to radix 16 use 32-bit keys, eight lanes to a vector (a tie of their fewer leading bits is
+//! compared in full), and forward sorts each lane's keys by a network; above radix 16, forward
+//! searches the keys' two leading octets as the constant-time search does, stopping there once
+//! every lane's answer is the only key with its leading octets (else the search goes on).
+//! Constant-time lockstep runs the group kernel's constant-time passes up to radix 32 767 on
+//! every x86-64 and aarch64 CPU: π⁻¹ by a masked pivot and a count, π by a bitwise search over
+//! parts of keys: with AVX2 their leading two or three octets up to radix 256 (32 keys to a
+//! compare), after which the few keys that share them are gathered and ranked against each
+//! other, and their 16-bit quarters above (sixteen), up to radix 16 each lane's keys sorted by a
+//! network of fixed compare-exchanges; 16-bit quarters with SSE2 or NEON (eight keys to a
+//! compare). The AVX2 kernels read their keys from those the AES loop made while the blocks
+//! were still in registers, where each value starts a block and the radix is at most 256
+//! (`group::made_in_loop`), if the scratch has room for them (`Fpe::lockstep_scratch_size`).
 //!
 //! Constant-time π of one message ranks the keys as they arrive (four at a time) below radix
 //! 128 and searches for the key of rank x after the chain from there on (`constant_time`; up to

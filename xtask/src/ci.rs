@@ -35,7 +35,7 @@ const EXAMPLE_ARGS: &[(&str, &[&str])] = &[
 /// Seconds per fuzz target in `ci`: enough to catch a target that no longer builds or fails
 /// early (longer campaigns: `cargo xtask fuzz-smoke --seconds N` or `cargo fuzz run`), while the
 /// whole run stays within 40 minutes.
-pub const FUZZ_SECONDS: u64 = 10;
+pub const FUZZ_SECONDS: u64 = 5;
 
 /// The Python package: `python/ci.sh` builds the wheel into a venv, runs ruff and pytest
 /// (Spark tests included).

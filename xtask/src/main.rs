@@ -29,7 +29,7 @@ COMMANDS:
                  which replay fuzz/regressions/), fuzz-smoke
                    --skip STEP          leave out a step (repeatable)
                    --keep-going         run the other steps after a failure (still fails)
-                   --fuzz-seconds N     seconds per fuzz target (default 10, no sanitizer)
+                   --fuzz-seconds N     seconds per fuzz target (default 5, no sanitizer)
   cross-test     the tests of the core, batch, format and reference crates and an AES backend
                  probe for aarch64-unknown-linux-gnu under `qemu-aarch64 -cpu cortex-a72`
                  (natively on an aarch64 host), installing the target, linker and qemu when

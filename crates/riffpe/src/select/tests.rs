@@ -232,9 +232,9 @@ mod group {
         group_of(prop_oneof![
             2usize..=20,
             2usize..=MAX_RADIX as usize,
-            // The AVX2 fast passes' largest radix.
+            // The AVX2 fast passes' largest radix, drawn often.
             Just(256usize),
-            // Constant-time passes only, and radix 256.
+            // Above AVX-512's fast passes: the constant-time ones (and AVX2's fast ones at 256).
             MAX_RADIX as usize + 1..=700,
         ])
     }

@@ -183,14 +183,7 @@ where
             .min(MAX_LANE_SCRATCH / per_lane)
             .min(messages)
             .max(1);
-        if lanes == self.fpe.lanes() {
-            // Every lane the backend runs: also the room its kernels make the keys in.
-            return ScratchBuf::for_lockstep(self.fpe);
-        }
-        ScratchBuf::with_size(riffpe::ScratchSize {
-            keystream_bytes: one.keystream_bytes * lanes,
-            keys: one.keys * lanes,
-        })
+        ScratchBuf::with_size(self.fpe.scratch_size_for_lanes(lanes))
     }
 
     /// The number of messages, after checking that the tweaks match it.

@@ -278,8 +278,10 @@ impl Layout {
             _ => group::Work::words(self.max_radix.min(group::MADE_KEYS_MAX_RADIX)),
         };
         crate::ScratchSize {
-            keystream_bytes: lanes * self.lane_bytes_u64() as usize,
-            keys: lanes * self.keys_stride() + chunk_rows,
+            keystream_bytes: lanes.saturating_mul(self.lane_bytes_u64() as usize),
+            keys: lanes
+                .saturating_mul(self.keys_stride())
+                .saturating_add(chunk_rows),
         }
     }
 }

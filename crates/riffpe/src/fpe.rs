@@ -293,7 +293,7 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
     /// (see [`Scratch`]); [`ScratchBuf::for_message`](crate::ScratchBuf::for_message) does so.
     /// A buffer `k` times as large runs up to `k` messages in lockstep, but without the room
     /// where the lockstep kernels keep the keys they make in the AES loop: size lockstep
-    /// buffers by [`Fpe::lockstep_scratch_size`] instead.
+    /// buffers by [`Fpe::lockstep_scratch_size`] or [`Fpe::scratch_size_for_lanes`] instead.
     pub fn scratch_size(&self) -> ScratchSize {
         self.layout.scratch_size(1)
     }
@@ -309,6 +309,23 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
     /// [`ScratchBuf::for_lockstep`](crate::ScratchBuf::for_lockstep) sizes a buffer by it.
     pub fn lockstep_scratch_size(&self) -> ScratchSize {
         self.layout.scratch_size(self.lanes())
+    }
+
+    /// The scratch for `lanes` messages in lockstep (at least one): for callers that run
+    /// fewer lanes than [`Fpe::lanes`], to bound memory at large radices or for short batches.
+    /// Sizes saturate rather than overflow, so a buffer of an absurd lane count fails to
+    /// allocate instead of coming out too small.
+    ///
+    /// ```
+    /// use riffpe::Riffpe;
+    ///
+    /// let fpe = Riffpe::new(100, 8, &[0x2b; 16], b"tweak")?;
+    /// assert_eq!(fpe.scratch_size_for_lanes(1), fpe.scratch_size());
+    /// assert_eq!(fpe.scratch_size_for_lanes(fpe.lanes()), fpe.lockstep_scratch_size());
+    /// # Ok::<(), riffpe::Error>(())
+    /// ```
+    pub fn scratch_size_for_lanes(&self, lanes: usize) -> ScratchSize {
+        self.layout.scratch_size(lanes.max(1))
     }
 
     /// Checks messages as every call does (whole messages, each digit below its radix)

@@ -682,10 +682,10 @@ const GATHERED: usize = 4;
 
 /// Largest radix at which [`search_gathered`] gathers after two leading octets rather than
 /// three. Five of n keys share two octets with probability below C(n, 5)·2^-64 per step
-/// (2^-51 at radix 17 and 2^-46 at 32, where a tie of leading bits, `Selection::ConstantTime`,
-/// is below 2^-51 and 2^-49); three octets make it C(n, 5)·2^-96 (2^-62 at radix 256) and cost
-/// eight more passes.
-const GATHER_AFTER_TWO_MAX_RADIX: usize = 32;
+/// (2^-51 at radix 17, 2^-46 at 32, 2^-41 at 64): below the 2^-40 per step of the other
+/// exception `Selection::ConstantTime` has, a tie of leading bits, at radix 256. Three octets
+/// make it C(n, 5)·2^-96 (2^-62 at radix 256) and cost eight more passes.
+pub(super) const GATHER_AFTER_TWO_MAX_RADIX: usize = 64;
 
 /// [`search_octets`] with the same branches and addresses whatever the keys, as long as at
 /// most [`GATHERED`] keys of each lane share its answer's `LEAD` leading octets (2 up to radix

@@ -112,15 +112,16 @@ pub enum Selection {
     /// stack), above it two bits a pass over whole keys. In lockstep on x86-64 and aarch64 with
     /// radices up to 32 767, the group kernel's constant-time passes select for eight lanes at a
     /// time. Encryption with AVX2 searches a bit a pass over the keys' leading two octets up to
-    /// radix 32, three up to radix 256 (32 keys to a compare), then ranks the at most four keys of
+    /// radix 64, three up to radix 256 (32 keys to a compare), then ranks the at most four keys of
     /// a lane that share them against each other; above radix 256 it searches their 16-bit quarters
     /// (sixteen to a compare), and with SSE2 or NEON their quarters (eight).
     /// The exceptions: a tie of a value's leading 64 bits with another's, which happens with
     /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100), compares the
     /// two values in full; and in lockstep with AVX2 up to radix 256, five keys of a lane that
     /// share those two or three leading octets, with probability below C(n, 5)·2^-64 per step up
-    /// to radix 32 (2^-46 at 32) and C(n, 5)·2^-96 above (2^-62 at 256), make its chunk of
-    /// eight lanes search over all the keys' bits. The default up to radix 256.
+    /// to radix 64 (2^-41 at 64) and C(n, 5)·2^-96 above (2^-62 at 256), make its chunk of
+    /// eight lanes search over all the keys' bits. Neither exceeds 2^-40 per step at any radix
+    /// up to 256, the default range.
     ConstantTime,
 }
 

@@ -467,7 +467,7 @@ mod group {
         // Noise keys share no leading octets, and the proptests' tiny alphabets share them
         // among more keys than are gathered, so the gathered search's own cases are made here:
         // lane 1's smallest keys share the octets searched before the gathering (two up to
-        // radix 32, else three) with 1 to 5 others (spread over quads and rows), two of them all
+        // radix 64, else three) with 1 to 5 others (spread over quads and rows), two of them all
         // eight octets if `tie` (a tie of leading bits).
         let Some(avx2) = crate::select::avx2::Avx2::detect() else {
             return;
@@ -478,9 +478,15 @@ mod group {
             (17, 16, 8),
             (32, 16, 3),
             (33, 16, 8),
+            (64, 18, 6),
+            (65, 16, 8),
             (256, 16, 8),
         ] {
-            let lead = if n <= 32 { 2 } else { 3 };
+            let lead = if n <= crate::select::avx2::GATHER_AFTER_TWO_MAX_RADIX {
+                2
+            } else {
+                3
+            };
             let cases = (1..=5usize).flat_map(|sharing| {
                 [false, true].map(|tie| [false, true].map(|top| (sharing, tie, top)))
             });

@@ -96,8 +96,13 @@ fn per_message_tweaks_in_lockstep_equal_one_at_a_time_and_the_reference() {
                 assert_eq!(m, want, "{what}: reference, tweak {tweak:02x?}");
             }
 
-            // Lockstep with the backend's lanes, and with groups of 3 (tweaks cross groups).
-            let lockstep_bufs = [ScratchBuf::for_lockstep(&fpe), scratch_for(&fpe, 3)];
+            // Lockstep with the backend's lanes, and with groups of 3 (tweaks cross groups),
+            // sized by multiplying one message's scratch and by the size for five lanes.
+            let lockstep_bufs = [
+                ScratchBuf::for_lockstep(&fpe),
+                scratch_for(&fpe, 3),
+                ScratchBuf::with_size(fpe.scratch_size_for_lanes(5)),
+            ];
             for (which, mut buf) in lockstep_bufs.into_iter().enumerate() {
                 let mut m = plain.clone();
                 let per = Tweak::PerMessage(&tweak_refs);

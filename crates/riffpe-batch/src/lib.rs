@@ -54,7 +54,8 @@ pub enum Mode {
 /// Large enough to amortise scheduling and fill every lane, small enough to balance.
 const CHUNK: usize = 1024;
 
-/// The most lockstep scratch per thread; radices large enough to exceed it get fewer lanes.
+/// The most lockstep scratch per thread for the lanes' keystreams and keys (the group kernel's
+/// rows come on top); radices large enough to exceed it get fewer lanes.
 const MAX_LANE_SCRATCH: usize = 32 << 20;
 
 /// Batch operations over one cipher object.

@@ -313,8 +313,7 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
 
     /// The scratch for `lanes` messages in lockstep (at least one): for callers that run
     /// fewer lanes than [`Fpe::lanes`], to bound memory at large radices or for short batches.
-    /// Sizes saturate rather than overflow, so a buffer of an absurd lane count fails to
-    /// allocate instead of coming out too small.
+    /// Sizes saturate at `usize::MAX` rather than wrap around.
     ///
     /// ```
     /// use riffpe::Riffpe;
@@ -322,6 +321,7 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
     /// let fpe = Riffpe::new(100, 8, &[0x2b; 16], b"tweak")?;
     /// assert_eq!(fpe.scratch_size_for_lanes(1), fpe.scratch_size());
     /// assert_eq!(fpe.scratch_size_for_lanes(fpe.lanes()), fpe.lockstep_scratch_size());
+    /// assert_eq!(fpe.scratch_size_for_lanes(usize::MAX).keys, usize::MAX);
     /// # Ok::<(), riffpe::Error>(())
     /// ```
     pub fn scratch_size_for_lanes(&self, lanes: usize) -> ScratchSize {

@@ -96,8 +96,8 @@ fn per_message_tweaks_in_lockstep_equal_one_at_a_time_and_the_reference() {
                 assert_eq!(m, want, "{what}: reference, tweak {tweak:02x?}");
             }
 
-            // Lockstep with the backend's lanes, and with groups of 3 (tweaks cross groups),
-            // sized by multiplying one message's scratch and by the size for five lanes.
+            // Lockstep with the backend's lanes; in groups of 3 (tweaks cross groups) in one
+            // message's scratch multiplied; in groups of up to 5 sized by the method for them.
             let lockstep_bufs = [
                 ScratchBuf::for_lockstep(&fpe),
                 scratch_for(&fpe, 3),

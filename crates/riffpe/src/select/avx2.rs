@@ -682,8 +682,8 @@ const GATHERED: usize = 4;
 
 /// Largest radix at which [`search_gathered`] gathers after two leading octets rather than
 /// three. Five of n keys share two octets with probability below C(n, 5)·2^-64 per step
-/// (2^-51 at radix 17, 2^-46 at 32, 2^-41 at 64): below the 2^-40 per step of the other
-/// exception `Selection::ConstantTime` has, a tie of leading bits, at radix 256. Three octets
+/// (2^-51 at radix 17, 2^-46 at 32, 2^-41 at 64): within the bound of the other exception
+/// `Selection::ConstantTime` has, a tie of leading bits, at radix 256 (2^-40). Three octets
 /// make it C(n, 5)·2^-96 (2^-62 at radix 256) and cost eight more passes.
 pub(super) const GATHER_AFTER_TWO_MAX_RADIX: usize = 64;
 

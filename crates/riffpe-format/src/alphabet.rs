@@ -1,6 +1,7 @@
 //! Alphabets: the characters one position may hold, in the order that gives each its digit.
 
 use alloc::vec::Vec;
+use core::fmt;
 
 use crate::Error;
 
@@ -101,7 +102,33 @@ pub struct Alphabet {
     chars: Vec<char>,
     /// `(char, digit)` sorted by char, for lookup.
     sorted: Vec<(char, u32)>,
+    ascii: AsciiDigits,
     builtin: Option<Builtin>,
+}
+
+/// Each ASCII character's digit ([`AsciiDigits::ABSENT`] if not in the alphabet): the characters
+/// most values are made of, looked up without a search and its unpredictable branches.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct AsciiDigits([u32; 128]);
+
+impl AsciiDigits {
+    const ABSENT: u32 = u32::MAX;
+
+    fn new(chars: &[char]) -> Self {
+        let mut table = [Self::ABSENT; 128];
+        for (&c, d) in chars.iter().zip(0u32..) {
+            if let Some(slot) = table.get_mut(c as usize) {
+                *slot = d;
+            }
+        }
+        AsciiDigits(table)
+    }
+}
+
+impl fmt::Debug for AsciiDigits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AsciiDigits(..)")
+    }
 }
 
 impl Alphabet {
@@ -109,6 +136,7 @@ impl Alphabet {
         let chars = builtin.chars();
         let sorted = chars.iter().zip(0u32..).map(|(&c, i)| (c, i)).collect();
         Alphabet {
+            ascii: AsciiDigits::new(&chars),
             chars,
             sorted,
             builtin: Some(builtin),
@@ -190,6 +218,7 @@ impl Alphabet {
         }
         let builtin = Builtin::ALL.into_iter().find(|b| b.chars() == chars);
         Ok(Alphabet {
+            ascii: AsciiDigits::new(&chars),
             chars,
             sorted,
             builtin,
@@ -214,6 +243,9 @@ impl Alphabet {
 
     /// The digit of `c`, if it is in the alphabet.
     pub fn index_of(&self, c: char) -> Option<u32> {
+        if let Some(&d) = self.ascii.0.get(c as usize) {
+            return (d != AsciiDigits::ABSENT).then_some(d);
+        }
         self.sorted
             .binary_search_by_key(&c, |&(k, _)| k)
             .ok()
@@ -252,4 +284,31 @@ impl Alphabet {
 pub(crate) enum DefinitionError {
     Size(usize),
     Duplicate(usize),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ASCII table and the search agree: every character gives its position, every other
+    /// character below U+0100 and a few above give none.
+    #[test]
+    fn index_of_finds_each_character_and_nothing_else() {
+        let alphabets = [
+            Alphabet::digits(),
+            Alphabet::alnum(),
+            Alphabet::new("zyx\u{7f}\u{0}é€😀 ").unwrap(),
+        ];
+        for alphabet in alphabets {
+            for (d, &c) in alphabet.chars.iter().enumerate() {
+                assert_eq!(alphabet.index_of(c), Some(d as u32), "{c:?}");
+            }
+            let others = (0..0x100u32).chain([0x20ac, 0x1f600, 0x1f601]);
+            for c in others.filter_map(char::from_u32) {
+                if !alphabet.chars.contains(&c) {
+                    assert_eq!(alphabet.index_of(c), None, "{c:?}");
+                }
+            }
+        }
+    }
 }

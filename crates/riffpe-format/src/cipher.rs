@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::engine::{Key, Permutations, Scratch};
-use crate::format::{Direction, Plan};
+use crate::format::{Direction, Plan, Plans};
 use crate::{BulkError, Error, Format, Selection};
 
 /// Encrypts and decrypts strings of one [`Format`] under one key.
@@ -117,28 +117,34 @@ impl FormatCipher {
     /// The RiffpeX tweak of `value` (the same for a value and its token; the Luhn residue is
     /// not checked).
     pub fn tweak(&self, value: &str) -> Result<Vec<u8>, Error> {
-        Ok(self
-            .format
-            .plan(value, &self.encoding, &self.context, None)?
-            .tweak)
+        let mut plans = Plans::with_capacity(1, value.len());
+        self.format
+            .plan(&mut plans, value, &self.encoding, &self.context, None)?;
+        Ok(plans.get(0).tweak.to_vec())
     }
 
     fn one(&self, value: &str, direction: Direction) -> Result<String, Error> {
-        let plan = self
-            .format
-            .plan(value, &self.encoding, &self.context, Some(direction))?;
+        let mut plans = Plans::with_capacity(1, value.len());
+        self.format.plan(
+            &mut plans,
+            value,
+            &self.encoding,
+            &self.context,
+            Some(direction),
+        )?;
+        let plan = plans.get(0);
         let made;
         let fpe = match &self.fixed {
             Some(fpe) => fpe,
             None => {
-                made =
-                    self.key
-                        .permutations(&plan.radices, self.bytes_per_value, self.selection)?;
+                made = self
+                    .key
+                    .permutations(plan.radices, self.bytes_per_value, self.selection)?;
                 &made
             }
         };
-        let mut digits = plan.digits.clone();
-        fpe.apply(&plan.tweak, &mut digits, direction)?;
+        let mut digits = plan.digits.to_vec();
+        fpe.apply(plan.tweak, &mut digits, direction)?;
         self.walk(&plan, fpe, &mut digits, direction)?;
         Ok(self.format.render(&plan, &digits))
     }
@@ -148,14 +154,14 @@ impl FormatCipher {
     /// which has a letter, is on the permutation's cycle.
     fn walk(
         &self,
-        plan: &Plan,
+        plan: &Plan<'_>,
         fpe: &Permutations,
         digits: &mut [u32],
         direction: Direction,
     ) -> Result<(), Error> {
         if self.format.needs_letter(plan) {
             while !self.format.has_letter(plan, digits) {
-                fpe.apply(&plan.tweak, digits, direction)?;
+                fpe.apply(plan.tweak, digits, direction)?;
             }
         }
         Ok(())
@@ -246,28 +252,22 @@ impl FormatCipher {
         value: impl Fn(usize) -> (&'v str, &'v [u8]),
         direction: Direction,
     ) -> Result<Vec<String>, BulkError> {
-        let plans = (0..len)
-            .map(|index| {
-                let (v, context) = value(index);
-                self.format
-                    .plan(v, &self.encoding, context, Some(direction))
-                    .map_err(|error| BulkError { index, error })
-            })
-            .collect::<Result<Vec<Plan>, BulkError>>()?;
+        // Room for values as long as the first (in bytes, at least its characters).
+        let mut plans = Plans::with_capacity(len, if len > 0 { value(0).0.len() } else { 0 });
+        for index in 0..len {
+            let (v, context) = value(index);
+            self.format
+                .plan(&mut plans, v, &self.encoding, context, Some(direction))
+                .map_err(|error| BulkError { index, error })?;
+        }
         // Shape groups: values sharing radices run in one lockstep call, each under its tweak.
         let mut groups: BTreeMap<&[u32], Vec<usize>> = BTreeMap::new();
-        for (i, plan) in plans.iter().enumerate() {
-            groups.entry(&plan.radices).or_default().push(i);
+        for i in 0..plans.len() {
+            groups.entry(plans.get(i).radices).or_default().push(i);
         }
         let mut scratch = Scratch::default();
-        // Every value's digits, back to back: value i's from starts[i] on.
-        let mut starts = Vec::with_capacity(len);
-        let mut outputs: Vec<u32> = Vec::new();
-        for plan in &plans {
-            starts.push(outputs.len());
-            outputs.extend_from_slice(&plan.digits);
-        }
-        let span = |i: usize| starts[i]..starts[i] + plans[i].digits.len();
+        // Every value's digits, back to back, as the plans hold them.
+        let mut outputs = plans.all_digits().to_vec();
         let mut messages: Vec<u32> = Vec::new();
         let mut tweaks: Vec<&[u8]> = Vec::new();
         for (radices, members) in &groups {
@@ -280,24 +280,27 @@ impl FormatCipher {
                 .permutations(radices, self.bytes_per_value, self.selection)
                 .map_err(at)?;
             messages.clear();
+            messages.reserve(members.len() * radices.len());
             tweaks.clear();
+            tweaks.reserve(members.len());
             for &i in members {
-                messages.extend_from_slice(&outputs[span(i)]);
-                tweaks.push(&plans[i].tweak);
+                messages.extend_from_slice(&outputs[plans.digits_of(i)]);
+                tweaks.push(plans.get(i).tweak);
             }
             fpe.apply_many(&tweaks, &mut messages, direction, &mut scratch)
                 .map_err(at)?;
             for (&i, chunk) in members.iter().zip(messages.chunks_exact(radices.len())) {
-                let output = &mut outputs[span(i)];
+                let output = &mut outputs[plans.digits_of(i)];
                 output.copy_from_slice(chunk);
-                self.walk(&plans[i], &fpe, output, direction)
+                self.walk(&plans.get(i), &fpe, output, direction)
                     .map_err(|error| BulkError { index: i, error })?;
             }
         }
-        Ok(plans
-            .iter()
-            .enumerate()
-            .map(|(i, plan)| self.format.render(plan, &outputs[span(i)]))
+        Ok((0..plans.len())
+            .map(|i| {
+                self.format
+                    .render(&plans.get(i), &outputs[plans.digits_of(i)])
+            })
             .collect())
     }
 }

@@ -96,20 +96,112 @@ pub(crate) enum Direction {
     Decrypt,
 }
 
-/// A value taken apart: what RiffpeX gets and how to put the result back together.
+/// One value taken apart: what RiffpeX gets and how to put the result back together, borrowed
+/// from the [`Plans`] that hold it.
 #[derive(Debug)]
-pub(crate) struct Plan {
-    chars: Vec<char>,
-    symbols: Vec<Symbol>,
+pub(crate) struct Plan<'a> {
+    chars: &'a [char],
+    symbols: &'a [Symbol],
     /// Symbols `encrypted.start..encrypted.end` go through RiffpeX.
     encrypted: core::ops::Range<usize>,
     /// The symbol set by Luhn, and the residue the output must have.
     luhn: Option<(usize, u8)>,
     /// With case folding: `Some(true)` for an upper-case value, `Some(false)` lower case.
     case: Option<bool>,
-    pub(crate) radices: Vec<u32>,
-    pub(crate) digits: Vec<u32>,
-    pub(crate) tweak: Vec<u8>,
+    pub(crate) radices: &'a [u32],
+    pub(crate) digits: &'a [u32],
+    pub(crate) tweak: &'a [u8],
+}
+
+/// Values taken apart ([`Format::plan`]), back to back in buffers shared by all of them, so
+/// that taking apart many values allocates a few times in all rather than a few times each.
+#[derive(Debug, Default)]
+pub(crate) struct Plans {
+    chars: Vec<char>,
+    symbols: Vec<Symbol>,
+    radices: Vec<u32>,
+    digits: Vec<u32>,
+    tweaks: Vec<u8>,
+    spans: Vec<Span>,
+}
+
+/// Where one value's parts lie in the buffers of [`Plans`].
+#[derive(Debug)]
+struct Span {
+    chars: core::ops::Range<usize>,
+    symbols: core::ops::Range<usize>,
+    /// Of `radices` and `digits` alike.
+    digits: core::ops::Range<usize>,
+    tweak: core::ops::Range<usize>,
+    encrypted: core::ops::Range<usize>,
+    luhn: Option<(usize, u8)>,
+    case: Option<bool>,
+}
+
+impl Plans {
+    /// Room for `values` values of about `chars` characters each.
+    pub(crate) fn with_capacity(values: usize, chars: usize) -> Self {
+        let chars = values.saturating_mul(chars.min(MAX_CHARS));
+        Plans {
+            chars: Vec::with_capacity(chars),
+            symbols: Vec::with_capacity(chars),
+            radices: Vec::with_capacity(chars),
+            digits: Vec::with_capacity(chars),
+            tweaks: Vec::new(),
+            spans: Vec::with_capacity(values),
+        }
+    }
+
+    /// Values taken apart so far.
+    pub(crate) fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Value `i`.
+    pub(crate) fn get(&self, i: usize) -> Plan<'_> {
+        let span = &self.spans[i];
+        Plan {
+            chars: &self.chars[span.chars.clone()],
+            symbols: &self.symbols[span.symbols.clone()],
+            encrypted: span.encrypted.clone(),
+            luhn: span.luhn,
+            case: span.case,
+            radices: &self.radices[span.digits.clone()],
+            digits: &self.digits[span.digits.clone()],
+            tweak: &self.tweaks[span.tweak.clone()],
+        }
+    }
+
+    /// Every value's digits, back to back: value `i`'s at [`Plans::digits_of`]`(i)`.
+    pub(crate) fn all_digits(&self) -> &[u32] {
+        &self.digits
+    }
+
+    /// Where value `i`'s digits lie in [`Plans::all_digits`].
+    pub(crate) fn digits_of(&self, i: usize) -> core::ops::Range<usize> {
+        self.spans[i].digits.clone()
+    }
+
+    /// Drops whatever a value that was refused left past `lengths` ([`Plans::lengths`]).
+    fn truncate(&mut self, lengths: [usize; 5]) {
+        let [chars, symbols, digits, tweaks, spans] = lengths;
+        self.chars.truncate(chars);
+        self.symbols.truncate(symbols);
+        self.radices.truncate(digits);
+        self.digits.truncate(digits);
+        self.tweaks.truncate(tweaks);
+        self.spans.truncate(spans);
+    }
+
+    fn lengths(&self) -> [usize; 5] {
+        [
+            self.chars.len(),
+            self.symbols.len(),
+            self.digits.len(),
+            self.tweaks.len(),
+            self.spans.len(),
+        ]
+    }
 }
 
 /// What a value maps to: the RiffpeX radices, the digits of its encrypted positions (leftmost
@@ -380,11 +472,13 @@ impl Format {
     /// does, except that the Luhn residue is not checked.
     pub fn map(&self, value: &str, context: &[u8]) -> Result<Mapping, Error> {
         self.check()?;
-        let plan = self.plan(value, &self.encoding(), context, None)?;
+        let mut plans = Plans::with_capacity(1, value.len());
+        self.plan(&mut plans, value, &self.encoding(), context, None)?;
+        let plan = plans.get(0);
         Ok(Mapping {
-            radices: plan.radices,
-            digits: plan.digits,
-            tweak: plan.tweak,
+            radices: plan.radices.to_vec(),
+            digits: plan.digits.to_vec(),
+            tweak: plan.tweak.to_vec(),
         })
     }
 
@@ -450,15 +544,34 @@ impl Format {
         alphabet.index_of(other).map(|d| (d, case))
     }
 
-    /// Takes `value` apart. `direction` only matters for Luhn, whose residue rules differ;
-    /// without one, the residue is not checked (to read a value or a token's tweak).
+    /// Takes `value` apart into `plans`, as its last value; a refused value leaves `plans` as
+    /// it was. `direction` only matters for Luhn, whose residue rules differ; without one, the
+    /// residue is not checked (to read a value or a token's tweak).
     pub(crate) fn plan(
         &self,
+        plans: &mut Plans,
         value: &str,
         encoding: &[u8],
         context: &[u8],
         direction: Option<Direction>,
-    ) -> Result<Plan, Error> {
+    ) -> Result<(), Error> {
+        let lengths = plans.lengths();
+        let planned = self.plan_into(plans, value, encoding, context, direction);
+        if planned.is_err() {
+            plans.truncate(lengths);
+        }
+        planned
+    }
+
+    /// [`Format::plan`], which clears up after a refused value.
+    fn plan_into(
+        &self,
+        plans: &mut Plans,
+        value: &str,
+        encoding: &[u8],
+        context: &[u8],
+        direction: Option<Direction>,
+    ) -> Result<(), Error> {
         let count = value.chars().take(MAX_CHARS + 1).count();
         if count > MAX_CHARS {
             return Err(Error::TooLong {
@@ -466,8 +579,9 @@ impl Format {
                 max: MAX_CHARS,
             });
         }
-        let mut chars = Vec::with_capacity(count);
-        chars.extend(value.chars());
+        let start = plans.chars.len();
+        plans.chars.extend(value.chars());
+        let chars = &plans.chars[start..];
         if let Shape::Template(items) = &self.shape
             && items.len() != chars.len()
         {
@@ -476,35 +590,33 @@ impl Format {
                 actual: chars.len(),
             });
         }
-        let mut symbols = Vec::with_capacity(count);
+        let symbols_start = plans.symbols.len();
         let mut case: Option<bool> = None;
         for (position, &c) in chars.iter().enumerate() {
-            let alphabet = match &self.shape {
+            // The alphabet of an encrypted character, and its digit there if it has one.
+            let class = |a: u16| Some((a, self.lookup(a, c)));
+            let found = match &self.shape {
                 Shape::Template(items) => match items[position] {
-                    Item::Class(a) => Some(a),
+                    Item::Class(a) => class(a),
                     Item::Literal(l) if l == c => None,
                     Item::Literal(_) => return Err(Error::InvalidChar { position }),
                 },
-                Shape::Free(pass) => {
-                    if self.lookup(0, c).is_some() {
-                        Some(0)
-                    } else if pass.binary_search(&c).is_ok() {
-                        None
-                    } else {
-                        return Err(Error::InvalidChar { position });
-                    }
-                }
+                Shape::Free(pass) => match self.lookup(0, c) {
+                    Some(digit) => Some((0, Some(digit))),
+                    None if pass.binary_search(&c).is_ok() => None,
+                    None => return Err(Error::InvalidChar { position }),
+                },
                 Shape::Auto => match c {
-                    '0'..='9' => Some(0),
-                    'a'..='z' => Some(1),
-                    'A'..='Z' => Some(2),
+                    '0'..='9' => class(0),
+                    'a'..='z' => class(1),
+                    'A'..='Z' => class(2),
                     _ => None,
                 },
             };
-            let Some(alphabet) = alphabet else { continue };
-            let (digit, letter_case) = self
-                .lookup(alphabet, c)
-                .ok_or(Error::InvalidChar { position })?;
+            let Some((alphabet, digit)) = found else {
+                continue;
+            };
+            let (digit, letter_case) = digit.ok_or(Error::InvalidChar { position })?;
             if let Some(upper) = letter_case {
                 match case {
                     None => case = Some(upper),
@@ -512,19 +624,23 @@ impl Format {
                     Some(_) => {}
                 }
             }
-            symbols.push(Symbol {
+            plans.symbols.push(Symbol {
                 position,
                 alphabet,
                 digit,
             });
         }
+        let symbols = &plans.symbols[symbols_start..];
         let encrypted = self.encrypted_range(symbols.len())?;
-        let radices: Vec<u32> = symbols[encrypted.clone()]
-            .iter()
-            .map(|s| self.alphabets[usize::from(s.alphabet)].radix())
-            .collect();
-        self.check_domain(&radices)?;
-        let digits = symbols[encrypted.clone()].iter().map(|s| s.digit).collect();
+        let digits_start = plans.digits.len();
+        let radix = |s: &Symbol| self.alphabets[usize::from(s.alphabet)].radix();
+        plans
+            .radices
+            .extend(symbols[encrypted.clone()].iter().map(radix));
+        self.check_domain(&plans.radices[digits_start..])?;
+        plans
+            .digits
+            .extend(symbols[encrypted.clone()].iter().map(|s| s.digit));
         let luhn = match (self.luhn, direction) {
             (Luhn::Off, _) => None,
             (mode, direction) => {
@@ -543,28 +659,37 @@ impl Format {
                 Some((encrypted.end, target))
             }
         };
-        let tweak = self.tweak(&chars, &symbols, encrypted.clone(), encoding, context);
-        Ok(Plan {
+        let tweak_start = plans.tweaks.len();
+        self.tweak(
+            &mut plans.tweaks,
             chars,
             symbols,
+            encrypted.clone(),
+            encoding,
+            context,
+        );
+        plans.spans.push(Span {
+            chars: start..plans.chars.len(),
+            symbols: symbols_start..plans.symbols.len(),
+            digits: digits_start..plans.digits.len(),
+            tweak: tweak_start..plans.tweaks.len(),
             encrypted,
             luhn,
             case,
-            radices,
-            digits,
-            tweak,
-        })
+        });
+        Ok(())
     }
 
     /// The per-value tweak: the format, the value's shape and the kept characters.
     fn tweak(
         &self,
+        out: &mut Vec<u8>,
         chars: &[char],
         symbols: &[Symbol],
         encrypted: core::ops::Range<usize>,
         encoding: &[u8],
         context: &[u8],
-    ) -> Vec<u8> {
+    ) {
         let shape = |shape: &mut Vec<u8>| {
             let mut next = symbols.iter().peekable();
             let mut position = 0;
@@ -603,6 +728,7 @@ impl Format {
         };
         let suffix_start = encrypted.end + usize::from(self.luhn != Luhn::Off);
         tweak::build(
+            out,
             encoding,
             // A character takes at most 9 bytes of shape (a run of one) and 4 kept.
             13 * chars.len(),
@@ -615,7 +741,7 @@ impl Format {
 
     /// Whether a folded-case value in the non-natural case needs a walk: its natural-case
     /// alphabet letters (kept or not) must include a letter so that its case can be read back.
-    pub(crate) fn needs_letter(&self, plan: &Plan) -> bool {
+    pub(crate) fn needs_letter(&self, plan: &Plan<'_>) -> bool {
         match plan.case {
             Some(upper) if self.fold_case => {
                 let natural_upper = self
@@ -629,7 +755,7 @@ impl Format {
     }
 
     /// Whether `digits` (for the encrypted positions of `plan`) render with at least one letter.
-    pub(crate) fn has_letter(&self, plan: &Plan, digits: &[u32]) -> bool {
+    pub(crate) fn has_letter(&self, plan: &Plan<'_>, digits: &[u32]) -> bool {
         let letter = |s: &Symbol, d: u32| {
             self.alphabets[usize::from(s.alphabet)]
                 .char_at(d)
@@ -645,19 +771,30 @@ impl Format {
     }
 
     /// Puts the value back together with `digits` at the encrypted positions.
-    pub(crate) fn render(&self, plan: &Plan, digits: &[u32]) -> String {
-        let mut out_digits: Vec<u32> = plan.symbols.iter().map(|s| s.digit).collect();
-        out_digits[plan.encrypted.clone()].copy_from_slice(digits);
-        if let Some((slot, target)) = plan.luhn {
-            out_digits[slot] = 0;
-            let others = luhn::residue(out_digits.iter().copied());
-            out_digits[slot] = luhn::solve(others, out_digits.len() - 1 - slot, target);
-        }
-        let mut symbols = plan.symbols.iter().zip(&out_digits).peekable();
+    pub(crate) fn render(&self, plan: &Plan<'_>, digits: &[u32]) -> String {
+        let digit = |i: usize, s: &Symbol| match i.checked_sub(plan.encrypted.start) {
+            Some(j) if i < plan.encrypted.end => digits[j],
+            _ => s.digit,
+        };
+        // The Luhn digit, set from all the others.
+        let check = plan.luhn.map(|(slot, target)| {
+            let others = plan.symbols.iter().enumerate();
+            let others =
+                luhn::residue(others.map(|(i, s)| if i == slot { 0 } else { digit(i, s) }));
+            (
+                slot,
+                luhn::solve(others, plan.symbols.len() - 1 - slot, target),
+            )
+        });
+        let mut symbols = plan.symbols.iter().enumerate().peekable();
         let mut out = String::with_capacity(4 * plan.chars.len());
         for (position, &c) in plan.chars.iter().enumerate() {
-            let c = match symbols.next_if(|(s, _)| s.position == position) {
-                Some((s, &d)) => {
+            let c = match symbols.next_if(|(_, s)| s.position == position) {
+                Some((i, s)) => {
+                    let d = match check {
+                        Some((slot, d)) if slot == i => d,
+                        _ => digit(i, s),
+                    };
                     let c = self.alphabets[usize::from(s.alphabet)].char_at(d);
                     match plan.case {
                         Some(true) => c.to_ascii_uppercase(),
@@ -678,4 +815,37 @@ pub(crate) fn domain_size(radices: &[u32]) -> u128 {
     radices
         .iter()
         .fold(1u128, |acc, &r| acc.saturating_mul(u128::from(r)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value refused halfway through (its radices kept, then a domain too small) leaves the
+    /// plans as they were: the next value's parts line up as if planned alone.
+    #[test]
+    fn a_refused_value_leaves_the_plans_as_they_were() {
+        let format = Format::auto();
+        let encoding = format.encoding();
+        let plan = |plans: &mut Plans, value: &str| {
+            format.plan(plans, value, &encoding, b"ctx", Some(Direction::Encrypt))
+        };
+        let mut plans = Plans::default();
+        plan(&mut plans, "1234-5678").unwrap();
+        // Radices 26, 26 and 10: below the smallest domain.
+        assert!(matches!(
+            plan(&mut plans, "ab-1"),
+            Err(Error::DomainTooSmall { .. })
+        ));
+        plan(&mut plans, "9876-5432").unwrap();
+        let mut alone = Plans::default();
+        plan(&mut alone, "9876-5432").unwrap();
+        assert_eq!(plans.len(), 2);
+        let (kept, fresh) = (plans.get(1), alone.get(0));
+        assert_eq!(kept.chars, fresh.chars);
+        assert_eq!(kept.radices, fresh.radices);
+        assert_eq!(kept.digits, fresh.digits);
+        assert_eq!(kept.tweak, fresh.tweak);
+        assert_eq!(format.render(&kept, kept.digits), "9876-5432");
+    }
 }

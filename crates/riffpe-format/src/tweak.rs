@@ -32,25 +32,23 @@ pub(crate) fn field(out: &mut Vec<u8>, tag: u8, body: impl FnOnce(&mut Vec<u8>))
     out[at..at + 4].copy_from_slice(&len.to_le_bytes());
 }
 
-/// The whole tweak of one value: the format's `encoding`, then the fields written by their
-/// functions straight into it (at most `written` bytes in all), in one allocation.
+/// Appends the whole tweak of one value to `out`: the format's `encoding`, then the fields
+/// written by their functions straight into it (at most `written` bytes in all).
 pub(crate) fn build(
+    out: &mut Vec<u8>,
     encoding: &[u8],
     written: usize,
     shape: impl FnOnce(&mut Vec<u8>),
     kept_prefix: impl FnOnce(&mut Vec<u8>),
     kept_suffix: impl FnOnce(&mut Vec<u8>),
     context: &[u8],
-) -> Vec<u8> {
-    let mut out = Vec::with_capacity(
-        TWEAK_MAGIC.len() + 1 + 5 * 5 + encoding.len() + written + context.len(),
-    );
+) {
+    out.reserve(TWEAK_MAGIC.len() + 1 + 5 * 5 + encoding.len() + written + context.len());
     out.extend_from_slice(TWEAK_MAGIC);
     out.push(TWEAK_VERSION);
-    field(&mut out, FORMAT, |out| out.extend_from_slice(encoding));
-    field(&mut out, SHAPE, shape);
-    field(&mut out, KEPT_PREFIX, kept_prefix);
-    field(&mut out, KEPT_SUFFIX, kept_suffix);
-    field(&mut out, CONTEXT, |out| out.extend_from_slice(context));
-    out
+    field(out, FORMAT, |out| out.extend_from_slice(encoding));
+    field(out, SHAPE, shape);
+    field(out, KEPT_PREFIX, kept_prefix);
+    field(out, KEPT_SUFFIX, kept_suffix);
+    field(out, CONTEXT, |out| out.extend_from_slice(context));
 }

@@ -73,27 +73,103 @@ fn setup_iv<B: BlockCipherEncBackend<BlockSize = U16>>(
     domain: Domain<'_>,
     tweak: &[u8],
 ) -> AesBlock {
-    let mut mac = CbcMac::new(&AesBlock::default());
-    match domain {
-        Domain::Uniform { radix, digits } => {
-            // Riffpe: LE32(n) || LE32(l) || LE64(len(T)) || T
-            mac.absorb(backend, &radix.to_le_bytes());
-            mac.absorb(backend, &(digits as u32).to_le_bytes());
-            mac.absorb(backend, &(tweak.len() as u64).to_le_bytes());
-        }
-        Domain::Mixed(radices) => {
-            // RiffpeX: LE32(r_0) || ':' || … || LE32(r_{l-1}) || '^'  (no tweak length)
-            for (i, radix) in radices.iter().enumerate() {
-                if i > 0 {
-                    mac.absorb(backend, b":");
-                }
-                mac.absorb(backend, &radix.to_le_bytes());
-            }
-            mac.absorb(backend, b"^");
-        }
-    }
+    let mut mac = shared_prefix(backend, domain);
+    let (head, head_len) = own_prefix(domain, tweak);
+    mac.absorb(backend, &head[..head_len]);
     mac.absorb(backend, tweak);
     mac.finish_pkcs7(backend)
+}
+
+/// The CBC-MAC of the part of the set-up prefix that is the same whatever the tweak: RiffpeX's
+/// `LE32(r_0) || ':' || … || LE32(r_{l-1}) || '^'`; none of Riffpe's, which holds the tweak's
+/// length.
+fn shared_prefix<B: BlockCipherEncBackend<BlockSize = U16>>(
+    backend: &B,
+    domain: Domain<'_>,
+) -> CbcMac {
+    let mut mac = CbcMac::new(&AesBlock::default());
+    if let Domain::Mixed(radices) = domain {
+        for (i, radix) in radices.iter().enumerate() {
+            if i > 0 {
+                mac.absorb(backend, b":");
+            }
+            mac.absorb(backend, &radix.to_le_bytes());
+        }
+        mac.absorb(backend, b"^");
+    }
+    mac
+}
+
+/// The rest of the set-up prefix before the tweak (its first `len` bytes): Riffpe's
+/// `LE32(n) || LE32(l) || LE64(len(T))`, nothing for RiffpeX.
+fn own_prefix(domain: Domain<'_>, tweak: &[u8]) -> ([u8; 16], usize) {
+    let mut head = [0u8; 16];
+    match domain {
+        Domain::Uniform { radix, digits } => {
+            head[..4].copy_from_slice(&radix.to_le_bytes());
+            head[4..8].copy_from_slice(&(digits as u32).to_le_bytes());
+            head[8..].copy_from_slice(&(tweak.len() as u64).to_le_bytes());
+            (head, 16)
+        }
+        Domain::Mixed(_) => (head, 0),
+    }
+}
+
+/// [`setup_iv`] for each of `tweaks` (at most the backend's parallel blocks) into `ivs`, the
+/// chains side by side: the shared prefix is absorbed once, then each backend call encrypts a
+/// block of every chain, where one chain at a time would wait on each block.
+fn setup_ivs<B: BlockCipherEncBackend<BlockSize = U16>>(
+    backend: &B,
+    domain: Domain<'_>,
+    tweaks: &[&[u8]],
+    ivs: &mut ParBlocks<B>,
+) {
+    let shared = shared_prefix(backend, domain);
+    let lanes = tweaks.len();
+    // Each lane's input goes on from byte `filled` of a block; its last block holds the padding.
+    let filled = shared.filled;
+    let end = |tweak: &[u8]| filled + own_prefix(domain, tweak).1 + tweak.len();
+    let rows = tweaks.iter().map(|t| end(t) / 16 + 1).max().unwrap_or(0);
+    let mut states = ParBlocks::<B>::default();
+    states[..lanes].fill(shared.state);
+    for row in 0..rows {
+        for (state, tweak) in states.iter_mut().zip(tweaks) {
+            let end = end(tweak);
+            if row > end / 16 {
+                continue;
+            }
+            // Bytes 16·row to 16·row + 16 of the lane's padded input, with those the shared
+            // prefix absorbed already zero.
+            let pad = 16 - end % 16;
+            let mut block = [pad as u8; 16];
+            if row == 0 {
+                block[..filled].fill(0);
+            }
+            let (head, head_len) = own_prefix(domain, tweak);
+            copy_part(&mut block, 16 * row, &head[..head_len], filled);
+            copy_part(&mut block, 16 * row, tweak, filled + head_len);
+            xor_blocks(core::slice::from_mut(state), &block);
+        }
+        if lanes == B::ParBlocksSize::USIZE {
+            backend.encrypt_par_blocks_inplace(&mut states);
+        } else {
+            backend.encrypt_tail_blocks_inplace(&mut states[..lanes]);
+        }
+        for ((iv, state), tweak) in ivs.iter_mut().zip(&states).zip(tweaks) {
+            if row == end(tweak) / 16 {
+                *iv = *state;
+            }
+        }
+    }
+}
+
+/// Copies into `block`, which holds input bytes `from..from + 16`, what it holds of `part`,
+/// which lies from input byte `at` on.
+fn copy_part(block: &mut [u8; 16], from: usize, part: &[u8], at: usize) {
+    let (start, stop) = (from.max(at), (from + 16).min(at + part.len()));
+    if start < stop {
+        block[start - from..stop - from].copy_from_slice(&part[start - at..stop - at]);
+    }
 }
 
 /// Computes IV0 for `domain` and `tweak`.
@@ -299,9 +375,7 @@ impl BlockCipherEncClosure for Lockstep<'_> {
             group.encoded = None;
             if let Tweak::PerMessage(tweaks) = self.tweak {
                 let tweaks = &tweaks[g * self.lanes..][..lanes];
-                for (iv, tweak) in group.ivs.iter_mut().zip(tweaks) {
-                    *iv = setup_iv(backend, self.domain, tweak);
-                }
+                setup_ivs(backend, self.domain, tweaks, &mut group.ivs);
             }
             // SPEC: encrypt f = 0, 1 with i ascending; decrypt f = 1, 0 with i descending.
             match self.direction {

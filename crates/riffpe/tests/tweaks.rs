@@ -7,7 +7,8 @@ use common::{Params, SplitMix};
 use riffpe::{AnyFpe, ScratchBuf, ScratchSize, Tweak};
 
 /// `(mixed, radices, bytes_per_value)`: radix 2, ties-prone `bytes_per_value` 1 and 2, radices
-/// above 65 536 (four-byte elements), and mixed radices of every element width.
+/// above 65 536 (four-byte elements), and mixed radices of every element width, whose set-up
+/// prefix before the tweak ends 4, 15 and 15 bytes into a block, and (sixteen radices) at its end.
 const CONFIGS: &[(bool, &[u32], usize)] = &[
     (false, &[100; 8], 16),
     (false, &[2; 19], 1),
@@ -17,6 +18,11 @@ const CONFIGS: &[(bool, &[u32], usize)] = &[
     (true, &[26, 10, 10, 10], 1),
     (true, &[3, 300, 2], 2),
     (true, &[2, 70_000, 5], 2),
+    (
+        true,
+        &[3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 33],
+        1,
+    ),
 ];
 
 /// Message counts below, around and not a multiple of the backend's lanes.
@@ -43,11 +49,11 @@ fn random_messages(rng: &mut SplitMix, radices: &[u32], count: usize) -> Vec<u32
         .collect()
 }
 
-/// Tweaks of every length up to three blocks, the empty one and repeats among them.
+/// Tweaks of every length up to six blocks, the empty one and repeats among them.
 fn random_tweaks(rng: &mut SplitMix, count: usize) -> Vec<Vec<u8>> {
     let mut tweaks: Vec<Vec<u8>> = (0..count)
         .map(|_| {
-            let len = rng.below(49) as usize;
+            let len = rng.below(97) as usize;
             rng.bytes(len)
         })
         .collect();

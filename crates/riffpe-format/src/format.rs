@@ -139,9 +139,14 @@ struct Span {
 }
 
 impl Plans {
-    /// Room for `values` values of about `chars` characters each.
+    /// The most characters [`Plans::with_capacity`] makes room for.
+    const ROOM: usize = 1 << 20;
+
+    /// Room for `values` values of about `chars` characters each (at most [`MAX_CHARS`] each
+    /// and [`Plans::ROOM`] in all; the buffers grow past it): an overlong value must not make
+    /// the call reserve more than values of the longest allowed length need.
     pub(crate) fn with_capacity(values: usize, chars: usize) -> Self {
-        let chars = values.saturating_mul(chars.min(MAX_CHARS));
+        let chars = values.saturating_mul(chars.min(MAX_CHARS)).min(Self::ROOM);
         Plans {
             chars: Vec::with_capacity(chars),
             symbols: Vec::with_capacity(chars),

@@ -130,7 +130,7 @@ pub(crate) struct Plans {
 struct Span {
     chars: core::ops::Range<usize>,
     symbols: core::ops::Range<usize>,
-    /// Of `radices` and `digits` alike.
+    radices: core::ops::Range<usize>,
     digits: core::ops::Range<usize>,
     tweak: core::ops::Range<usize>,
     encrypted: core::ops::Range<usize>,
@@ -171,7 +171,7 @@ impl Plans {
             encrypted: span.encrypted.clone(),
             luhn: span.luhn,
             case: span.case,
-            radices: &self.radices[span.digits.clone()],
+            radices: &self.radices[span.radices.clone()],
             digits: &self.digits[span.digits.clone()],
             tweak: &self.tweaks[span.tweak.clone()],
         }
@@ -185,27 +185,6 @@ impl Plans {
     /// Where value `i`'s digits lie in [`Plans::all_digits`].
     pub(crate) fn digits_of(&self, i: usize) -> core::ops::Range<usize> {
         self.spans[i].digits.clone()
-    }
-
-    /// Drops whatever a value that was refused left past `lengths` ([`Plans::lengths`]).
-    fn truncate(&mut self, lengths: [usize; 5]) {
-        let [chars, symbols, digits, tweaks, spans] = lengths;
-        self.chars.truncate(chars);
-        self.symbols.truncate(symbols);
-        self.radices.truncate(digits);
-        self.digits.truncate(digits);
-        self.tweaks.truncate(tweaks);
-        self.spans.truncate(spans);
-    }
-
-    fn lengths(&self) -> [usize; 5] {
-        [
-            self.chars.len(),
-            self.symbols.len(),
-            self.digits.len(),
-            self.tweaks.len(),
-            self.spans.len(),
-        ]
     }
 }
 
@@ -549,27 +528,11 @@ impl Format {
         alphabet.index_of(other).map(|d| (d, case))
     }
 
-    /// Takes `value` apart into `plans`, as its last value; a refused value leaves `plans` as
-    /// it was. `direction` only matters for Luhn, whose residue rules differ; without one, the
-    /// residue is not checked (to read a value or a token's tweak).
+    /// Takes `value` apart into `plans`, as its last value. A refused value adds none (it may
+    /// leave unused parts in the buffers, which no later value reads). `direction` only matters
+    /// for Luhn, whose residue rules differ; without one, the residue is not checked (to read a
+    /// value or a token's tweak).
     pub(crate) fn plan(
-        &self,
-        plans: &mut Plans,
-        value: &str,
-        encoding: &[u8],
-        context: &[u8],
-        direction: Option<Direction>,
-    ) -> Result<(), Error> {
-        let lengths = plans.lengths();
-        let planned = self.plan_into(plans, value, encoding, context, direction);
-        if planned.is_err() {
-            plans.truncate(lengths);
-        }
-        planned
-    }
-
-    /// [`Format::plan`], which clears up after a refused value.
-    fn plan_into(
         &self,
         plans: &mut Plans,
         value: &str,
@@ -637,12 +600,13 @@ impl Format {
         }
         let symbols = &plans.symbols[symbols_start..];
         let encrypted = self.encrypted_range(symbols.len())?;
-        let digits_start = plans.digits.len();
+        let radices_start = plans.radices.len();
         let radix = |s: &Symbol| self.alphabets[usize::from(s.alphabet)].radix();
         plans
             .radices
             .extend(symbols[encrypted.clone()].iter().map(radix));
-        self.check_domain(&plans.radices[digits_start..])?;
+        self.check_domain(&plans.radices[radices_start..])?;
+        let digits_start = plans.digits.len();
         plans
             .digits
             .extend(symbols[encrypted.clone()].iter().map(|s| s.digit));
@@ -676,6 +640,7 @@ impl Format {
         plans.spans.push(Span {
             chars: start..plans.chars.len(),
             symbols: symbols_start..plans.symbols.len(),
+            radices: radices_start..plans.radices.len(),
             digits: digits_start..plans.digits.len(),
             tweak: tweak_start..plans.tweaks.len(),
             encrypted,
@@ -826,10 +791,10 @@ pub(crate) fn domain_size(radices: &[u32]) -> u128 {
 mod tests {
     use super::*;
 
-    /// A value refused halfway through (its radices kept, then a domain too small) leaves the
-    /// plans as they were: the next value's parts line up as if planned alone.
+    /// A value refused halfway through (its radices kept, then a domain too small) adds no
+    /// value, and the next value's parts come out as if planned alone.
     #[test]
-    fn a_refused_value_leaves_the_plans_as_they_were() {
+    fn a_refused_value_leaves_the_next_one_as_if_alone() {
         let format = Format::auto();
         let encoding = format.encoding();
         let plan = |plans: &mut Plans, value: &str| {

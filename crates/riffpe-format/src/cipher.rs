@@ -117,21 +117,16 @@ impl FormatCipher {
     /// The RiffpeX tweak of `value` (the same for a value and its token; the Luhn residue is
     /// not checked).
     pub fn tweak(&self, value: &str) -> Result<Vec<u8>, Error> {
-        let mut plans = Plans::with_capacity(1, value.len());
-        self.format
-            .plan(&mut plans, value, &self.encoding, &self.context, None)?;
+        let plans = self
+            .format
+            .plan_one(value, &self.encoding, &self.context, None)?;
         Ok(plans.get(0).tweak.to_vec())
     }
 
     fn one(&self, value: &str, direction: Direction) -> Result<String, Error> {
-        let mut plans = Plans::with_capacity(1, value.len());
-        self.format.plan(
-            &mut plans,
-            value,
-            &self.encoding,
-            &self.context,
-            Some(direction),
-        )?;
+        let plans = self
+            .format
+            .plan_one(value, &self.encoding, &self.context, Some(direction))?;
         let plan = plans.get(0);
         let made;
         let fpe = match &self.fixed {

@@ -456,8 +456,7 @@ impl Format {
     /// does, except that the Luhn residue is not checked.
     pub fn map(&self, value: &str, context: &[u8]) -> Result<Mapping, Error> {
         self.check()?;
-        let mut plans = Plans::with_capacity(1, value.len());
-        self.plan(&mut plans, value, &self.encoding(), context, None)?;
+        let plans = self.plan_one(value, &self.encoding(), context, None)?;
         let plan = plans.get(0);
         Ok(Mapping {
             radices: plan.radices.to_vec(),
@@ -526,6 +525,19 @@ impl Format {
             return None;
         }
         alphabet.index_of(other).map(|d| (d, case))
+    }
+
+    /// `value` alone taken apart ([`Format::plan`]): [`Plans`] of one value.
+    pub(crate) fn plan_one(
+        &self,
+        value: &str,
+        encoding: &[u8],
+        context: &[u8],
+        direction: Option<Direction>,
+    ) -> Result<Plans, Error> {
+        let mut plans = Plans::with_capacity(1, value.len());
+        self.plan(&mut plans, value, encoding, context, direction)?;
+        Ok(plans)
     }
 
     /// Takes `value` apart into `plans`, as its last value. A refused value adds none (it may

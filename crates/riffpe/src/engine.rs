@@ -115,54 +115,6 @@ fn own_prefix(domain: Domain<'_>, tweak: &[u8]) -> ([u8; 16], usize) {
     }
 }
 
-/// [`setup_iv`] for each of `tweaks` (at most the backend's parallel blocks) into `ivs`, the
-/// chains side by side: the shared prefix is absorbed once, then each backend call encrypts a
-/// block of every chain, where one chain at a time would wait on each block.
-fn setup_ivs<B: BlockCipherEncBackend<BlockSize = U16>>(
-    backend: &B,
-    domain: Domain<'_>,
-    tweaks: &[&[u8]],
-    ivs: &mut ParBlocks<B>,
-) {
-    let shared = shared_prefix(backend, domain);
-    let lanes = tweaks.len();
-    // Each lane's input goes on from byte `filled` of a block; its last block holds the padding.
-    let filled = shared.filled;
-    let end = |tweak: &[u8]| filled + own_prefix(domain, tweak).1 + tweak.len();
-    let rows = tweaks.iter().map(|t| end(t) / 16 + 1).max().unwrap_or(0);
-    let mut states = ParBlocks::<B>::default();
-    states[..lanes].fill(shared.state);
-    for row in 0..rows {
-        for (state, tweak) in states.iter_mut().zip(tweaks) {
-            let end = end(tweak);
-            if row > end / 16 {
-                continue;
-            }
-            // Bytes 16·row to 16·row + 16 of the lane's padded input, with those the shared
-            // prefix absorbed already zero.
-            let pad = 16 - end % 16;
-            let mut block = [pad as u8; 16];
-            if row == 0 {
-                block[..filled].fill(0);
-            }
-            let (head, head_len) = own_prefix(domain, tweak);
-            copy_part(&mut block, 16 * row, &head[..head_len], filled);
-            copy_part(&mut block, 16 * row, tweak, filled + head_len);
-            xor_blocks(core::slice::from_mut(state), &block);
-        }
-        if lanes == B::ParBlocksSize::USIZE {
-            backend.encrypt_par_blocks_inplace(&mut states);
-        } else {
-            backend.encrypt_tail_blocks_inplace(&mut states[..lanes]);
-        }
-        for ((iv, state), tweak) in ivs.iter_mut().zip(&states).zip(tweaks) {
-            if row == end(tweak) / 16 {
-                *iv = *state;
-            }
-        }
-    }
-}
-
 /// Copies into `block`, which holds input bytes `from..from + 16`, what it holds of `part`,
 /// which lies from input byte `at` on.
 fn copy_part(block: &mut [u8; 16], from: usize, part: &[u8], at: usize) {
@@ -370,12 +322,15 @@ impl BlockCipherEncClosure for Lockstep<'_> {
             kept: kept.as_mut(),
         };
         group.ivs.fill(shared);
+        // With a tweak per message, the part of the set-up every message shares, once a call.
+        let prefix =
+            matches!(self.tweak, Tweak::PerMessage(_)).then(|| shared_prefix(backend, self.domain));
         for (g, messages) in self.messages.chunks_mut(self.lanes * digits).enumerate() {
             let lanes = messages.len() / digits;
             group.encoded = None;
-            if let Tweak::PerMessage(tweaks) = self.tweak {
+            if let (Tweak::PerMessage(tweaks), Some(prefix)) = (self.tweak, &prefix) {
                 let tweaks = &tweaks[g * self.lanes..][..lanes];
-                setup_ivs(backend, self.domain, tweaks, &mut group.ivs);
+                group.set_up_ivs(self.domain, prefix, tweaks);
             }
             // SPEC: encrypt f = 0, 1 with i ascending; decrypt f = 1, 0 with i descending.
             match self.direction {
@@ -427,6 +382,46 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         } else {
             self.backend
                 .encrypt_tail_blocks_inplace(&mut states[..lanes]);
+        }
+    }
+
+    /// [`setup_iv`] of each lane's own tweak (one a lane) into `ivs`, from `prefix`, the
+    /// set-up they share: the chains side by side, each backend call encrypting a block of
+    /// every one, where one chain at a time would wait on each block.
+    #[inline(always)]
+    fn set_up_ivs(&mut self, domain: Domain<'_>, prefix: &CbcMac, tweaks: &[&[u8]]) {
+        let (filled, lanes) = (prefix.filled, tweaks.len());
+        // The rest of the prefix before a tweak is as long whatever the tweak.
+        let head_len = own_prefix(domain, &[]).1;
+        // A lane's input goes on from byte `filled` of the first block and ends (with its
+        // padding) in block `last`.
+        let end = |tweak: &[u8]| filled + head_len + tweak.len();
+        let last = |tweak: &[u8]| end(tweak) / 16;
+        let rows = tweaks.iter().map(|t| last(t) + 1).max().unwrap_or(0);
+        let mut states = ParBlocks::<B>::default();
+        states[..lanes].fill(prefix.state);
+        for row in 0..rows {
+            for (state, tweak) in states.iter_mut().zip(tweaks) {
+                if row > last(tweak) {
+                    continue;
+                }
+                // Bytes 16·row to 16·row + 16 of the lane's padded input, with those the
+                // shared prefix absorbed already zero.
+                let mut block = [(16 - end(tweak) % 16) as u8; 16];
+                if row == 0 {
+                    block[..filled].fill(0);
+                }
+                let (head, _) = own_prefix(domain, tweak);
+                copy_part(&mut block, 16 * row, &head[..head_len], filled);
+                copy_part(&mut block, 16 * row, tweak, filled + head_len);
+                xor_blocks(core::slice::from_mut(state), &block);
+            }
+            self.encrypt_states(&mut states, lanes);
+            for ((iv, state), tweak) in self.ivs.iter_mut().zip(&states).zip(tweaks) {
+                if row == last(tweak) {
+                    *iv = *state;
+                }
+            }
         }
     }
 

@@ -15,6 +15,16 @@ pub(crate) const SEARCHED_RADIX: u32 = 128;
 /// Keys ranked side by side: a multiple of every SIMD width the ranking loop compiles to.
 const LANES: usize = 4;
 
+/// Radices from this one on rank a batch of keys in slices as the next batch arrives
+/// ([`Ranks::rank_slice`]); below it a batch's compares are few, and are made at once.
+const SLICED_RADIX: usize = 48;
+
+/// Whether a step of radix `n` ranks its batches in slices.
+#[inline(always)]
+fn sliced(n: usize) -> bool {
+    n >= SLICED_RADIX
+}
+
 /// Radices below this one pick π(x) by ranking every key ([`KeyLayout::pick`]) where keys are
 /// not ranked as they arrive (lockstep, radices above [`RANKED_RADIX`]); from it on, a search
 /// ([`Quarters::search`], or [`largest_at_most`] over whole keys) costs less than n² compares.
@@ -27,10 +37,12 @@ const SIGN: u64 = 1 << 63;
 /// [`LANES`] at a time ([`KeyLayout::rank_arrival`]): one message is bound by AES latency, so
 /// the n²/2 compares run while the next blocks are in flight, and constant-time π costs a
 /// masked scan afterwards. Ranking a batch at a time halves the instructions that compete
-/// with the chain for the core.
+/// with the chain for the core. From [`SLICED_RADIX`] on, a batch is compared with the earlier
+/// keys in [`LANES`] slices, one as each key of the next batch arrives, so that no block is
+/// followed by more work than the out-of-order core looks past while that block is in flight.
 ///
-/// A step needs no clearing: a batch's ranks are set when it is ranked, before any later
-/// batch counts into them, and only keys that have arrived are compared. Past the step's
+/// A step needs no clearing: a batch's ranks are set when it is first compared, before any
+/// later batch counts into them, and only keys that have arrived are compared. Past the step's
 /// last key, a partial batch's slots hold what an earlier step left, and are never read.
 pub(crate) struct Ranks {
     /// The keys so far, sign-flipped.
@@ -47,34 +59,83 @@ impl Ranks {
         }
     }
 
-    /// Ranks the keys of a step of radix `n` that arrived since its last whole batch: after
-    /// it, `ranks[k]` is key `k`'s rank among all `n` by key order.
+    /// Ranks the keys of a step of radix `n` that are not yet ranked: the last whole batch's
+    /// slices still to come and a partial batch. After it, `ranks[k]` is key `k`'s rank among
+    /// all `n` by key order.
     #[inline(always)]
     fn finish(&mut self, n: usize) {
+        if sliced(n) && n >= LANES {
+            // The last whole batch's slices from the one its next key would have run.
+            let start = n - n % LANES - LANES;
+            for slice in n % LANES..LANES {
+                self.rank_slice(start, slice);
+            }
+        }
         if !n.is_multiple_of(LANES) {
             self.rank_batch(n - n % LANES, n % LANES);
         }
     }
 
-    /// Ranks the `count` keys (at most [`LANES`]) from `start` on, a multiple of [`LANES`],
-    /// against every key before them and each other, and counts them into the earlier keys'
-    /// ranks. A batch of keys shares each load and store of the earlier keys and ranks, where
-    /// ranking keys one by one spends them on a single compare each. Every compare is made,
-    /// whatever the keys; the loops are branch-free over whole chunks so that they compile to
-    /// SIMD compares where the CPU has them.
+    /// Ranks the batch of `count` keys (at most [`LANES`]) from `start` (a multiple of
+    /// [`LANES`]) against each other and every key before them, all at once.
     #[inline(always)]
     fn rank_batch(&mut self, start: usize, count: usize) {
-        // Past `count`, the largest key stands in: it lies below no key.
-        let batch: [i64; LANES] = core::array::from_fn(|a| {
+        self.rank_within(start, count);
+        self.rank_against(start, count, 0..start);
+    }
+
+    /// Slice `slice` of the ranking of the whole batch from `start` (a multiple of [`LANES`]):
+    /// the first sets the batch's ranks among itself, and each compares it with a
+    /// [`LANES`]-th of the keys before it.
+    #[inline(always)]
+    fn rank_slice(&mut self, start: usize, slice: usize) {
+        if slice == 0 {
+            self.rank_within(start, LANES);
+        }
+        let part = start / LANES;
+        self.rank_against(start, LANES, slice * part..(slice + 1) * part);
+    }
+
+    /// The batch from `start` of `count` keys (at most [`LANES`]), padded with the largest key
+    /// (which lies below no key).
+    #[inline(always)]
+    fn batch(&self, start: usize, count: usize) -> [i64; LANES] {
+        core::array::from_fn(|a| {
             if a < count {
                 self.keys[start + a]
             } else {
                 i64::MAX
             }
-        });
-        // How many earlier keys lie above each key of the batch.
+        })
+    }
+
+    /// Sets the ranks of the batch of `count` keys from `start` to their ranks among the batch
+    /// plus `start`, as if every earlier key lay below them: [`Ranks::rank_against`] takes
+    /// away those above.
+    #[inline(always)]
+    fn rank_within(&mut self, start: usize, count: usize) {
+        let batch = self.batch(start, count);
+        // Keys are distinct (each holds its index); padding, the largest key, counts none.
+        for (l, rank) in self.ranks[start..start + LANES].iter_mut().enumerate() {
+            let key = self.keys[start + l];
+            let within: i64 = batch.iter().map(|&new| i64::from(new < key)).sum();
+            *rank = within + start as i64;
+        }
+    }
+
+    /// Compares the batch of `count` keys from `start` with the earlier keys `earlier`: counts
+    /// the batch's keys below each earlier key into its rank, and takes the earlier keys above
+    /// each key of the batch from the batch's ranks. A batch of keys shares each load and store
+    /// of the earlier keys and ranks, where ranking keys one by one spends them on a single
+    /// compare each. Every compare is made, whatever the keys; the loops are branch-free over
+    /// whole chunks so that they compile to SIMD compares where the CPU has them.
+    #[inline(always)]
+    fn rank_against(&mut self, start: usize, count: usize, earlier: core::ops::Range<usize>) {
+        let batch = self.batch(start, count);
         let mut above = [0i64; LANES];
-        let earlier = self.keys[..start].iter().zip(&mut self.ranks[..start]);
+        let earlier = self.keys[earlier.clone()]
+            .iter()
+            .zip(&mut self.ranks[earlier]);
         for (&key, rank) in earlier {
             let is_above = batch.map(|new| i64::from(new < key));
             *rank += is_above.iter().sum::<i64>();
@@ -82,14 +143,8 @@ impl Ranks {
                 *above += is_above;
             }
         }
-        // Keys are distinct (each holds its index), so the earlier keys not above a key of
-        // the batch lie below it; so do the keys of the batch below it (padding past the
-        // batch, the smallest key, counts none of them).
-        let ranks = &mut self.ranks[start..start + LANES];
-        for (l, rank) in ranks.iter_mut().enumerate() {
-            let key = self.keys[start + l];
-            let within: i64 = batch.iter().map(|&new| i64::from(new < key)).sum();
-            *rank = within + start as i64 - above[l];
+        for (rank, above) in self.ranks[start..start + LANES].iter_mut().zip(above) {
+            *rank -= above;
         }
     }
 }
@@ -266,14 +321,20 @@ impl KeyLayout {
         }
     }
 
-    /// Keeps `key`, the key of value `j` (keys arrive in order), and once [`LANES`] have
-    /// arrived since the last batch, ranks them ([`Ranks::rank_batch`]); the last few of a step
-    /// are ranked by [`Ranks::finish`], which [`KeyLayout::pick_ranked`] calls.
+    /// Keeps `key`, the key of value `j` (keys arrive in order), and ranks the batch it
+    /// completes ([`Ranks::rank_batch`]) or, from [`SLICED_RADIX`] on, one slice of the previous
+    /// whole batch ([`Ranks::rank_slice`]); what a step leaves is ranked by [`Ranks::finish`],
+    /// which [`KeyLayout::pick_ranked`] calls.
     #[inline(always)]
     pub(crate) fn rank_arrival(&self, key: u64, j: usize, ranks: &mut Ranks) {
         ranks.keys[j] = (key ^ SIGN) as i64;
-        if j % LANES == LANES - 1 {
-            ranks.rank_batch(j + 1 - LANES, LANES);
+        if !sliced(self.n as usize) {
+            if j % LANES == LANES - 1 {
+                ranks.rank_batch(j + 1 - LANES, LANES);
+            }
+        } else if j >= LANES {
+            let slice = j % LANES;
+            ranks.rank_slice(j - slice - LANES, slice);
         }
     }
 

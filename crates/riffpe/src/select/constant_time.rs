@@ -449,7 +449,8 @@ mod tests {
     }
 
     /// Every key's rank once all have arrived, at every radix up to [`SEARCHED_RADIX`] (each
-    /// remainder of a batch), after a longer step has left keys and ranks behind.
+    /// remainder of a batch; batches ranked at once below [`SLICED_RADIX`], in slices from it
+    /// on), after a longer step has left keys and ranks behind.
     #[test]
     fn ranks_on_arrival_are_the_keys_ranks() {
         let mut ranks = Ranks::new();

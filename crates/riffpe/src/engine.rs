@@ -323,12 +323,14 @@ impl BlockCipherEncClosure for Lockstep<'_> {
         };
         group.ivs.fill(shared);
         // With a tweak per message, the part of the set-up every message shares, once a call.
-        let prefix =
-            matches!(self.tweak, Tweak::PerMessage(_)).then(|| shared_prefix(backend, self.domain));
+        let per_message = match self.tweak {
+            Tweak::PerMessage(tweaks) => Some((tweaks, shared_prefix(backend, self.domain))),
+            Tweak::Fixed | Tweak::Bytes(_) => None,
+        };
         for (g, messages) in self.messages.chunks_mut(self.lanes * digits).enumerate() {
             let lanes = messages.len() / digits;
             group.encoded = None;
-            if let (Tweak::PerMessage(tweaks), Some(prefix)) = (self.tweak, &prefix) {
+            if let Some((tweaks, prefix)) = &per_message {
                 let tweaks = &tweaks[g * self.lanes..][..lanes];
                 group.set_up_ivs(self.domain, prefix, tweaks);
             }

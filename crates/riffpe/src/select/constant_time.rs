@@ -18,6 +18,8 @@ const LANES: usize = 4;
 /// Radices from this one on rank a batch of keys in slices as the next batch arrives
 /// ([`Ranks::rank_slice`]); below it a batch's compares are few, and are made at once.
 const SLICED_RADIX: usize = 48;
+// A sliced step has at least one whole batch, which `Ranks::finish` relies on.
+const _: () = assert!(SLICED_RADIX >= LANES);
 
 /// Whether a step of radix `n` ranks its batches in slices.
 #[inline(always)]
@@ -38,8 +40,8 @@ const SIGN: u64 = 1 << 63;
 /// the n²/2 compares run while the next blocks are in flight, and constant-time π costs a
 /// masked scan afterwards. Ranking a batch at a time halves the instructions that compete
 /// with the chain for the core. From [`SLICED_RADIX`] on, a batch is compared with the earlier
-/// keys in [`LANES`] slices, one as each key of the next batch arrives, so that no block is
-/// followed by more work than the out-of-order core looks past while that block is in flight.
+/// keys in [`LANES`] slices, one as each key of the next batch arrives, so that the work after
+/// any one block is a quarter of the batch's, not all of it at once.
 ///
 /// A step needs no clearing: a batch's ranks are set when it is first compared, before any
 /// later batch counts into them, and only keys that have arrived are compared. Past the step's
@@ -64,7 +66,7 @@ impl Ranks {
     /// all `n` by key order.
     #[inline(always)]
     fn finish(&mut self, n: usize) {
-        if sliced(n) && n >= LANES {
+        if sliced(n) {
             // The last whole batch's slices from the one its next key would have run.
             let start = n - n % LANES - LANES;
             for slice in n % LANES..LANES {

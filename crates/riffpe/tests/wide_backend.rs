@@ -1,0 +1,142 @@
+//! Lockstep on an AES backend of 64 blocks at once, as the `aes` crate runs on CPUs with VAES
+//! and AVX-512, on whatever CPU runs the tests: a cipher that hands the engine batches of 64
+//! blocks and encrypts them one block at a time with `Aes`. The engine's groups of 64 lanes, the
+//! keys it makes for them in the AES loop, and the selection kernels this CPU picks (AVX2's
+//! among them, which AVX-512 CPUs run in constant time) must give exactly what one message at a
+//! time gives with `Aes` itself.
+
+mod common;
+
+use cipher::consts::{U16, U64};
+use cipher::{
+    Block, BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, InOut,
+    ParBlocksSizeUser,
+};
+use common::SplitMix;
+use riffpe::{Aes, AnyFpe, Riffpe, RiffpeX, ScratchBuf, Selection, Tweak};
+
+/// Blocks the wide backend takes at once.
+const WIDE: usize = 64;
+
+/// [`Aes`] behind a backend of [`WIDE`] blocks at once.
+struct Wide(Aes);
+
+impl BlockSizeUser for Wide {
+    type BlockSize = U16;
+}
+
+impl BlockCipherEncrypt for Wide {
+    fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
+        f.call(&WideBackend(&self.0));
+    }
+}
+
+struct WideBackend<'a>(&'a Aes);
+
+impl BlockSizeUser for WideBackend<'_> {
+    type BlockSize = U16;
+}
+
+impl ParBlocksSizeUser for WideBackend<'_> {
+    type ParBlocksSize = U64;
+}
+
+impl BlockCipherEncBackend for WideBackend<'_> {
+    // The trait's batch and tail methods call this block by block.
+    fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
+        self.0.encrypt_block_inout(block);
+    }
+}
+
+/// Riffpe (one radix) or RiffpeX (`radices`) in `selection`, on the wide backend and on `Aes`.
+fn pair(
+    radices: &[u32],
+    b: usize,
+    key: &[u8],
+    selection: Selection,
+) -> (AnyFpe<Vec<u32>, Wide>, AnyFpe) {
+    let wide = Wide(Aes::new_from_slice(key).unwrap());
+    let plain = Aes::new_from_slice(key).unwrap();
+    if radices.iter().all(|&r| r == radices[0]) {
+        let builder = || {
+            Riffpe::builder(radices[0], radices.len())
+                .bytes_per_value(b)
+                .selection(selection)
+                .tweak(b"wide")
+        };
+        (
+            builder().build_with_cipher(wide).unwrap().into(),
+            builder().build_with_cipher(plain).unwrap().into(),
+        )
+    } else {
+        let builder = || {
+            RiffpeX::builder(radices.to_vec())
+                .bytes_per_value(b)
+                .selection(selection)
+                .tweak(b"wide")
+        };
+        (
+            builder().build_with_cipher(wide).unwrap().into(),
+            builder().build_with_cipher(plain).unwrap().into(),
+        )
+    }
+}
+
+#[test]
+fn sixty_four_lanes_equal_one_message_at_a_time() {
+    let mut rng = SplitMix(64);
+    // Radices of each selection path: the sorting networks (up to 16), the octet searches
+    // (up to 256), the bucket passes and quarter searches above; b a multiple of 16 (keys made
+    // in the AES loop) and not.
+    let configs: [(&[u32], usize); 12] = [
+        (&[2; 20], 16),
+        (&[10; 16], 18),
+        (&[10; 16], 16),
+        (&[16; 8], 32),
+        (&[17; 8], 16),
+        (&[36; 8], 16),
+        (&[100; 8], 16),
+        (&[100; 8], 17),
+        (&[256; 4], 16),
+        (&[1000; 3], 19),
+        (&[5000; 2], 16),
+        (&[26, 10, 10, 10, 10, 10, 10, 10], 16),
+    ];
+    for (radices, b) in configs {
+        let key_len = [16, 24, 32][rng.below(3) as usize];
+        let key = rng.bytes(key_len);
+        for selection in [Selection::Fast, Selection::ConstantTime] {
+            let (wide, plain) = pair(radices, b, &key, selection);
+            assert_eq!(wide.lanes(), WIDE);
+            let l = radices.len();
+            // One full group of 64 and a partial one.
+            let count = WIDE + 37;
+            let messages: Vec<u32> = (0..count * l)
+                .map(|j| rng.below(u64::from(radices[j % l])) as u32)
+                .collect();
+            let mut one = messages.clone();
+            for m in one.chunks_exact_mut(l) {
+                plain.encrypt(m).unwrap();
+            }
+            let what = format!("{radices:?} b={b} {selection:?}");
+            let mut buf = ScratchBuf::for_lockstep(&wide);
+            let mut many = messages.clone();
+            wide.encrypt_with(Tweak::Fixed, &mut many, &mut buf.scratch())
+                .unwrap();
+            assert_eq!(first_difference(&many, &one, l), None, "{what}: encrypt");
+            wide.decrypt_with(Tweak::Fixed, &mut many, &mut buf.scratch())
+                .unwrap();
+            assert_eq!(
+                first_difference(&many, &messages, l),
+                None,
+                "{what}: decrypt"
+            );
+        }
+    }
+}
+
+/// The index of the first of the `l`-digit messages where `a` and `b` differ.
+fn first_difference(a: &[u32], b: &[u32], l: usize) -> Option<usize> {
+    assert_eq!(a.len(), b.len());
+    a.chunks(l).zip(b.chunks(l)).position(|(a, b)| a != b)
+}

@@ -1,9 +1,9 @@
 //! Lockstep on an AES backend of 64 blocks at once, as the `aes` crate runs on CPUs with VAES
 //! and AVX-512, on whatever CPU runs the tests: a cipher that hands the engine batches of 64
 //! blocks and encrypts them one block at a time with `Aes`. The engine's groups of 64 lanes, the
-//! keys it makes for them in the AES loop, and the selection kernels this CPU picks (AVX2's
-//! among them, which AVX-512 CPUs run in constant time) must give exactly what one message at a
-//! time gives with `Aes` itself.
+//! keys it makes for them in the AES loop, their set-ups side by side where each message has a
+//! tweak, and the selection kernels this CPU picks (AVX2's among them, which AVX-512 CPUs run
+//! in constant time) must give exactly what one message at a time gives with `Aes` itself.
 
 mod common;
 
@@ -132,6 +132,54 @@ fn sixty_four_lanes_equal_one_message_at_a_time() {
                 "{what}: decrypt"
             );
         }
+    }
+}
+
+#[test]
+fn sixty_four_lanes_with_a_tweak_each_equal_one_message_at_a_time() {
+    let mut rng = SplitMix(65);
+    // The set-ups of 64 lanes side by side, with RiffpeX's radices as the prefix they share.
+    let configs: [(&[u32], usize); 3] = [
+        (&[10; 16], 18),
+        (&[100; 8], 16),
+        (&[26, 10, 10, 10, 10, 10, 10, 10], 16),
+    ];
+    for (radices, b) in configs {
+        let (wide, plain) = pair(radices, b, &rng.bytes(16), Selection::ConstantTime);
+        let l = radices.len();
+        let count = 2 * WIDE + 5;
+        let messages: Vec<u32> = (0..count * l)
+            .map(|j| rng.below(u64::from(radices[j % l])) as u32)
+            .collect();
+        // Lengths around the CBC-MAC's blocks, the empty tweak among them.
+        let tweaks: Vec<Vec<u8>> = (0..count)
+            .map(|_| {
+                let len = rng.below(40) as usize;
+                rng.bytes(len)
+            })
+            .collect();
+        let tweaks: Vec<&[u8]> = tweaks.iter().map(Vec::as_slice).collect();
+        let mut one = messages.clone();
+        let mut one_buf = ScratchBuf::for_message(&plain);
+        for (m, tweak) in one.chunks_exact_mut(l).zip(&tweaks) {
+            plain
+                .encrypt_with(Tweak::Bytes(tweak), m, &mut one_buf.scratch())
+                .unwrap();
+        }
+        let what = format!("{radices:?} b={b}");
+        let mut buf = ScratchBuf::for_lockstep(&wide);
+        let mut many = messages.clone();
+        let per = Tweak::PerMessage(&tweaks);
+        wide.encrypt_with(per, &mut many, &mut buf.scratch())
+            .unwrap();
+        assert_eq!(first_difference(&many, &one, l), None, "{what}: encrypt");
+        wide.decrypt_with(per, &mut many, &mut buf.scratch())
+            .unwrap();
+        assert_eq!(
+            first_difference(&many, &messages, l),
+            None,
+            "{what}: decrypt"
+        );
     }
 }
 

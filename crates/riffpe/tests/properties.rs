@@ -220,9 +220,7 @@ fn lockstep_equals_one_at_a_time() {
         .fpe(b"lanes");
         let l = radices.len();
         for count in [0usize, 1, 2, 3, 7, 8, 9, 31, 64, 65, 131] {
-            let messages: Vec<u32> = (0..count * l)
-                .map(|j| rng.below(u64::from(radices[j % l])) as u32)
-                .collect();
+            let messages = rng.messages(&radices, count);
             let mut one = messages.clone();
             for m in one.chunks_exact_mut(l) {
                 fpe.encrypt(m).unwrap();

@@ -42,13 +42,6 @@ fn scratch_for(fpe: &AnyFpe, lanes: usize) -> ScratchBuf {
     })
 }
 
-fn random_messages(rng: &mut SplitMix, radices: &[u32], count: usize) -> Vec<u32> {
-    let l = radices.len();
-    (0..count * l)
-        .map(|j| rng.below(u64::from(radices[j % l])) as u32)
-        .collect()
-}
-
 /// Tweaks of every length up to six blocks, the empty one and repeats among them.
 fn random_tweaks(rng: &mut SplitMix, count: usize) -> Vec<Vec<u8>> {
     let mut tweaks: Vec<Vec<u8>> = (0..count)
@@ -80,7 +73,7 @@ fn per_message_tweaks_in_lockstep_equal_one_at_a_time_and_the_reference() {
         let l = radices.len();
         let mut one_buf = ScratchBuf::for_message(&fpe);
         for count in counts(fpe.lanes()) {
-            let plain = random_messages(&mut rng, radices, count);
+            let plain = rng.messages(radices, count);
             let tweaks = random_tweaks(&mut rng, count);
             let tweak_refs: Vec<&[u8]> = tweaks.iter().map(Vec::as_slice).collect();
             let what = format!("{radices:?} b={b} count={count}");
@@ -139,7 +132,7 @@ fn shared_tweak_bytes_equal_a_cipher_built_with_that_tweak() {
         for tweak in tweaks {
             let built = params.fpe(tweak);
             let count = 2 * built.lanes() + 3;
-            let plain = random_messages(&mut rng, radices, count);
+            let plain = rng.messages(radices, count);
             let mut expected = plain.clone();
             for m in expected.chunks_exact_mut(l) {
                 built.encrypt(m).unwrap();
@@ -178,7 +171,7 @@ fn sliced_per_message_tweaks_equal_one_call() {
     }
     .fpe(b"");
     let count = 3 * fpe.lanes() + 5;
-    let plain = random_messages(&mut rng, &radices, count);
+    let plain = rng.messages(&radices, count);
     let tweaks = random_tweaks(&mut rng, count);
     let tweak_refs: Vec<&[u8]> = tweaks.iter().map(Vec::as_slice).collect();
     let per = Tweak::PerMessage(&tweak_refs);

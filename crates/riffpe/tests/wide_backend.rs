@@ -111,9 +111,7 @@ fn sixty_four_lanes_equal_one_message_at_a_time() {
             let l = radices.len();
             // One full group of 64 and a partial one.
             let count = WIDE + 37;
-            let messages: Vec<u32> = (0..count * l)
-                .map(|j| rng.below(u64::from(radices[j % l])) as u32)
-                .collect();
+            let messages = rng.messages(radices, count);
             let mut one = messages.clone();
             for m in one.chunks_exact_mut(l) {
                 plain.encrypt(m).unwrap();
@@ -148,9 +146,7 @@ fn sixty_four_lanes_with_a_tweak_each_equal_one_message_at_a_time() {
         let (wide, plain) = pair(radices, b, &rng.bytes(16), Selection::ConstantTime);
         let l = radices.len();
         let count = 2 * WIDE + 5;
-        let messages: Vec<u32> = (0..count * l)
-            .map(|j| rng.below(u64::from(radices[j % l])) as u32)
-            .collect();
+        let messages = rng.messages(radices, count);
         // Lengths around the CBC-MAC's blocks, the empty tweak among them.
         let tweaks: Vec<Vec<u8>> = (0..count)
             .map(|_| {

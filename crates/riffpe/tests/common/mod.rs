@@ -129,4 +129,11 @@ impl SplitMix {
     pub fn bytes(&mut self, len: usize) -> Vec<u8> {
         (0..len).map(|_| self.next_u64() as u8).collect()
     }
+    /// `count` random messages of `radices`, back to back.
+    pub fn messages(&mut self, radices: &[u32], count: usize) -> Vec<u32> {
+        let l = radices.len();
+        (0..count * l)
+            .map(|j| self.below(u64::from(radices[j % l])) as u32)
+            .collect()
+    }
 }

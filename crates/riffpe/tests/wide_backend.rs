@@ -12,8 +12,8 @@ use cipher::{
     Block, BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, InOut,
     ParBlocksSizeUser,
 };
-use common::SplitMix;
-use riffpe::{Aes, AnyFpe, Riffpe, RiffpeX, ScratchBuf, Selection, Tweak};
+use common::{Params, SplitMix};
+use riffpe::{Aes, AnyFpe, ScratchBuf, Selection, Tweak};
 
 /// Blocks the wide backend takes at once.
 const WIDE: usize = 64;
@@ -48,46 +48,61 @@ impl BlockCipherEncBackend for WideBackend<'_> {
     }
 }
 
-/// Riffpe (one radix) or RiffpeX (`radices`) in `selection`, on the wide backend and on `Aes`.
+/// Riffpe (one radix) or RiffpeX (`radices`) in `selection`, with a fixed tweak: on the wide
+/// backend, and as `build` makes it on `Aes`.
 fn pair(
     radices: &[u32],
     b: usize,
     key: &[u8],
     selection: Selection,
 ) -> (AnyFpe<Vec<u32>, Wide>, AnyFpe) {
+    let params = Params {
+        mixed: radices.windows(2).any(|pair| pair[0] != pair[1]),
+        radices,
+        key,
+        bytes_per_value: b,
+    };
     let wide = Wide(Aes::new_from_slice(key).unwrap());
-    let plain = Aes::new_from_slice(key).unwrap();
-    if radices.iter().all(|&r| r == radices[0]) {
-        let builder = || {
-            Riffpe::builder(radices[0], radices.len())
-                .bytes_per_value(b)
-                .selection(selection)
-                .tweak(b"wide")
-        };
-        (
-            builder().build_with_cipher(wide).unwrap().into(),
-            builder().build_with_cipher(plain).unwrap().into(),
-        )
-    } else {
-        let builder = || {
-            RiffpeX::builder(radices.to_vec())
-                .bytes_per_value(b)
-                .selection(selection)
-                .tweak(b"wide")
-        };
-        (
-            builder().build_with_cipher(wide).unwrap().into(),
-            builder().build_with_cipher(plain).unwrap().into(),
-        )
-    }
+    (
+        params.fpe_on(b"wide", selection, wide),
+        params.fpe_with(b"wide", selection),
+    )
+}
+
+/// Asserts that lockstep on the wide backend encrypts `messages` (`l` digits each) under
+/// `tweak` to `expected`, and decrypts them back.
+fn assert_lockstep(
+    wide: &AnyFpe<Vec<u32>, Wide>,
+    tweak: Tweak<'_>,
+    messages: &[u32],
+    expected: &[u32],
+    l: usize,
+    what: &str,
+) {
+    let mut buf = ScratchBuf::for_lockstep(wide);
+    let mut many = messages.to_vec();
+    wide.encrypt_with(tweak, &mut many, &mut buf.scratch())
+        .unwrap();
+    assert_eq!(
+        first_difference(&many, expected, l),
+        None,
+        "{what}: encrypt"
+    );
+    wide.decrypt_with(tweak, &mut many, &mut buf.scratch())
+        .unwrap();
+    assert_eq!(
+        first_difference(&many, messages, l),
+        None,
+        "{what}: decrypt"
+    );
 }
 
 #[test]
 fn sixty_four_lanes_equal_one_message_at_a_time() {
     let mut rng = SplitMix(64);
-    // Radices of each selection path: the sorting networks (up to 16), the octet searches
-    // (up to 256), the bucket passes and quarter searches above; b a multiple of 16 (keys made
-    // in the AES loop) and not.
+    // Radices of each path of the kernels on x86-64 without AVX-512: the sorting networks (up
+    // to 16), the octet searches (17 to 256), the constant-time quarter search and the fast mode
+    // lane by lane above; b a multiple of 16 (keys made in the AES loop) and not.
     let configs: [(&[u32], usize); 12] = [
         (&[2; 20], 16),
         (&[10; 16], 18),
@@ -117,18 +132,7 @@ fn sixty_four_lanes_equal_one_message_at_a_time() {
                 plain.encrypt(m).unwrap();
             }
             let what = format!("{radices:?} b={b} {selection:?}");
-            let mut buf = ScratchBuf::for_lockstep(&wide);
-            let mut many = messages.clone();
-            wide.encrypt_with(Tweak::Fixed, &mut many, &mut buf.scratch())
-                .unwrap();
-            assert_eq!(first_difference(&many, &one, l), None, "{what}: encrypt");
-            wide.decrypt_with(Tweak::Fixed, &mut many, &mut buf.scratch())
-                .unwrap();
-            assert_eq!(
-                first_difference(&many, &messages, l),
-                None,
-                "{what}: decrypt"
-            );
+            assert_lockstep(&wide, Tweak::Fixed, &messages, &one, l, &what);
         }
     }
 }
@@ -163,19 +167,7 @@ fn sixty_four_lanes_with_a_tweak_each_equal_one_message_at_a_time() {
                 .unwrap();
         }
         let what = format!("{radices:?} b={b}");
-        let mut buf = ScratchBuf::for_lockstep(&wide);
-        let mut many = messages.clone();
-        let per = Tweak::PerMessage(&tweaks);
-        wide.encrypt_with(per, &mut many, &mut buf.scratch())
-            .unwrap();
-        assert_eq!(first_difference(&many, &one, l), None, "{what}: encrypt");
-        wide.decrypt_with(per, &mut many, &mut buf.scratch())
-            .unwrap();
-        assert_eq!(
-            first_difference(&many, &messages, l),
-            None,
-            "{what}: decrypt"
-        );
+        assert_lockstep(&wide, Tweak::PerMessage(&tweaks), &messages, &one, l, &what);
     }
 }
 

@@ -2,6 +2,8 @@
 //! seeded generator.
 #![allow(dead_code)]
 
+use cipher::BlockCipherEncrypt;
+use cipher::consts::U16;
 use riffpe::{AnyFpe, Riffpe, RiffpeX, Selection};
 use riffpe_reference::{Reference, Scheme};
 use serde_json::Value;
@@ -72,25 +74,43 @@ pub struct Params<'a> {
     pub bytes_per_value: usize,
 }
 
+/// `$finish(builder)` on the builder of `$params`'s scheme with fixed tweak `$tweak` and
+/// `$selection`, as an [`AnyFpe`]: the two schemes' builders are different types.
+macro_rules! either_scheme {
+    ($params:expr, $tweak:expr, $selection:expr, |$builder:ident| $finish:expr) => {{
+        let params = $params;
+        let built = if params.mixed {
+            let $builder = RiffpeX::builder(params.radices.to_vec())
+                .bytes_per_value(params.bytes_per_value)
+                .selection($selection)
+                .tweak($tweak);
+            $finish.map(AnyFpe::from)
+        } else {
+            let $builder = Riffpe::builder(params.radices[0], params.radices.len())
+                .bytes_per_value(params.bytes_per_value)
+                .selection($selection)
+                .tweak($tweak);
+            $finish.map(AnyFpe::from)
+        };
+        built.unwrap_or_else(|e| panic!("{params:?}: {e}"))
+    }};
+}
+
 impl Params<'_> {
     /// The cipher with fixed tweak `tweak` and `selection`.
     pub fn fpe_with(&self, tweak: &[u8], selection: Selection) -> AnyFpe {
-        let built = if self.mixed {
-            RiffpeX::builder(self.radices.to_vec())
-                .bytes_per_value(self.bytes_per_value)
-                .selection(selection)
-                .tweak(tweak)
-                .build(self.key)
-                .map(AnyFpe::from)
-        } else {
-            Riffpe::builder(self.radices[0], self.radices.len())
-                .bytes_per_value(self.bytes_per_value)
-                .selection(selection)
-                .tweak(tweak)
-                .build(self.key)
-                .map(AnyFpe::from)
-        };
-        built.unwrap_or_else(|e| panic!("{self:?}: {e}"))
+        either_scheme!(self, tweak, selection, |builder| builder.build(self.key))
+    }
+
+    /// The cipher with fixed tweak `tweak` and `selection` on `cipher` instead of the key.
+    pub fn fpe_on<C: BlockCipherEncrypt<BlockSize = U16>>(
+        &self,
+        tweak: &[u8],
+        selection: Selection,
+        cipher: C,
+    ) -> AnyFpe<Vec<u32>, C> {
+        either_scheme!(self, tweak, selection, |builder| builder
+            .build_with_cipher(cipher))
     }
 
     /// The fast cipher with fixed tweak `tweak`.

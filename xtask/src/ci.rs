@@ -73,7 +73,7 @@ pub fn ci(options: &Options) -> Result {
             "python" => python(),
             "no-std" => no_std(),
             "cross-test" => cross::cross_test(),
-            "x86-cpus" => x86_cpus::x86_cpus(),
+            "x86-cpus" => x86_cpus::x86_cpus(&[]),
             "fuzz-test" => fuzz::fuzz_test(),
             "fuzz-smoke" => fuzz::fuzz_smoke(options.fuzz_seconds, fuzz::CI_SANITIZER),
             _ => unreachable!("every step is matched"),

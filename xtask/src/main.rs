@@ -1,6 +1,7 @@
 //! `cargo xtask …`: the project's chores, CI's included, as one program (`cargo xtask help`).
 
 mod bench_report;
+mod bochs;
 mod ci;
 mod cross;
 mod fuzz;
@@ -36,8 +37,11 @@ COMMANDS:
                  missing
   x86-cpus       the core's tests under `qemu-x86_64 -cpu MODEL` for x86-64 CPUs the host is
                  not: Westmere (AES-NI, no AVX), Haswell (AVX2, no VAES) and qemu's max
-                 (VAES-256, no AVX-512), each skipped where the host runs its backend and
+                 (VAES-256, no AVX-512); and, in two Linux guests under Bochs, on a Tiger Lake
+                 (AVX-512 kernels, VAES-512); each skipped where the host runs its backend and
                  kernels itself, checking the AES backend each one gets
+                   --model NAME         only this model (repeatable): Westmere,
+                                        Haswell-noTSX, max, tigerlake
   no-std         builds the core without default features for thumbv7em-none-eabihf and
                  aarch64-unknown-none, and the no-alloc example for thumbv7em-none-eabihf
   bench-report   runs `cargo bench -p riffpe-benches` and writes BENCHMARKS.md
@@ -109,9 +113,15 @@ fn dispatch(args: &[String]) -> Result {
             cross::cross_test()
         }
         "x86-cpus" => {
-            options.none()?;
+            let mut only = Vec::new();
+            while let Some(arg) = options.next() {
+                match arg {
+                    "--model" => only.push(options.value("--model")?.to_owned()),
+                    other => return Err(unexpected(other)),
+                }
+            }
             shell::step("x86-cpus");
-            x86_cpus::x86_cpus()
+            x86_cpus::x86_cpus(&only)
         }
         "no-std" => {
             options.none()?;

@@ -205,7 +205,8 @@ pub fn add_apt_source(name: &str, line: &str) -> Result<bool> {
     Ok(true)
 }
 
-fn apt(args: &[&str]) -> Command {
+/// `apt-get ARGS`, through `sudo` unless run as root.
+pub fn apt(args: &[&str]) -> Command {
     let mut command = if is_root() {
         Command::new("apt-get")
     } else {

@@ -3,9 +3,10 @@
 //! pick still run: AES-NI without AVX (SSE2 kernels), AES-NI with AVX2 but no VAES (the AVX2
 //! group kernels on the `aes` crate's AES-NI), and riffpe's own VAES-256 (which a host with
 //! AVX-512 never runs: there the `aes` crate's VAES-512 does). A model is skipped where the host
-//! runs its backend and kernels itself. qemu's TCG has no AVX-512, so the
-//! AVX-512 kernels run only on hosts that have it; a CPU without AES-NI is left out too (the
-//! software AES under emulation took 11 minutes for the vectors, unit and property tests).
+//! runs its backend and kernels itself. qemu's TCG has no AVX-512, so the AVX-512 kernels and
+//! the `aes` crate's VAES-512 run on an emulated Tiger Lake under Bochs instead (`bochs`), in
+//! release builds and fewer tests. A CPU without AES-NI is left out (the software AES under
+//! emulation took 11 minutes for the vectors, unit and property tests).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -13,7 +14,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::shell::{self, Result, TestCounts, cargo, run_tee};
-use crate::{cross, workspace};
+use crate::{bochs, cross, workspace};
 
 /// The package whose tests run on each model: AES backends, kernels and lockstep live there.
 const PACKAGE_MANIFEST: &str = "crates/riffpe/Cargo.toml";
@@ -121,11 +122,37 @@ fn executables(args: &[&str]) -> Result<Vec<(String, String, PathBuf)>> {
     Ok(found)
 }
 
-pub fn x86_cpus() -> Result {
+/// Every model, or those named in `only` (`Westmere`, `Haswell-noTSX`, `max`, `tigerlake`).
+pub fn x86_cpus(only: &[String]) -> Result {
     if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
         println!("skipped: the host is not x86-64 Linux");
         return Ok(());
     }
+    let known = || MODELS.iter().map(|model| model.name).chain([bochs::MODEL]);
+    if let Some(unknown) = only
+        .iter()
+        .find(|name| !known().any(|model| model == *name))
+    {
+        let models: Vec<&str> = known().collect();
+        return Err(format!(
+            "unknown model `{unknown}`; the models are {}",
+            models.join(", ")
+        )
+        .into());
+    }
+    let chosen = |name: &str| only.is_empty() || only.iter().any(|model| model == name);
+    let host = Features::host();
+    let models: Vec<&Model> = MODELS.iter().filter(|model| chosen(model.name)).collect();
+    if !models.is_empty() {
+        qemu_models(&models, &host)?;
+    }
+    if chosen(bochs::MODEL) {
+        tiger_lake(&host)?;
+    }
+    Ok(())
+}
+
+fn qemu_models(models: &[&Model], host: &Features) -> Result {
     cross::install_qemu("qemu-x86_64")?;
     let version = shell::read(Command::new("qemu-x86_64").arg("--version"))?;
     println!("qemu: {}", version.lines().next().unwrap_or("?"));
@@ -147,10 +174,9 @@ pub fn x86_cpus() -> Result {
         return Err(format!("no test executables of {PACKAGE_MANIFEST}").into());
     }
 
-    let host = Features::host();
-    for model in &MODELS {
+    for model in models {
         println!("\n-- {} ({})", model.name, model.what);
-        if (model.native)(&host) {
+        if (model.native)(host) {
             println!("skipped: the host runs this backend and these kernels natively");
             continue;
         }
@@ -182,5 +208,122 @@ pub fn x86_cpus() -> Result {
         }
         println!("{}: {}", model.name, TestCounts::parse(&output));
     }
+    Ok(())
+}
+
+/// The backend the `aes` crate must pick on the emulated Tiger Lake.
+const TIGER_LAKE_BACKEND: &str = "VAES-512 (AVX-512, the aes crate), 64 blocks at once";
+
+/// The test binaries each Bochs guest runs, with their arguments. Bochs runs some tens of
+/// millions of instructions a second (a test binary takes minutes), so two guests run side by
+/// side, the builds are release ones, and the tests are those that hold the AVX-512 kernels
+/// and the 64 lanes of VAES-512 to the portable paths and the reference: the kernels against a
+/// plain sort (unit tests), lockstep groups of 64 against one message at a time
+/// (`wide_backend`) and against the reference around the group kernels' largest radix, and
+/// constant-time lockstep against fast (`properties`). One message's paths are the same as on
+/// AVX2 CPUs, which the qemu models cover. The unit tests are split so the guests take about
+/// as long.
+const TIGER_LAKE_GUESTS: [&[(&str, &[&str])]; 2] = [
+    &[("riffpe", &["select::tests::"])],
+    &[
+        ("riffpe", &["--skip", "select::tests::"]),
+        ("wide_backend", &[]),
+        (
+            "properties",
+            &[
+                "--exact",
+                "fast_lockstep_matches_the_reference_around_radix_256",
+                "constant_time_selection_equals_fast",
+            ],
+        ),
+    ],
+];
+
+/// The core's tests on Bochs' Tiger Lake, unless the host has AVX-512 and VAES itself.
+fn tiger_lake(host: &Features) -> Result {
+    println!(
+        "\n-- {} under Bochs (AVX-512 and VAES-512: the AVX-512 kernels, 64 lanes)",
+        bochs::MODEL
+    );
+    if host.avx512f && host.vaes {
+        println!("skipped: the host runs this backend and these kernels natively");
+        return Ok(());
+    }
+    let tests = executables(&["test", "--package", "riffpe", "--release", "--no-run"])?;
+    let probe = executables(&[
+        "build",
+        "--package",
+        "riffpe-examples",
+        "--release",
+        "--example",
+        "aes_backend",
+    ])?;
+    let find = |built: &[(String, String, PathBuf)], name: &str| {
+        built
+            .iter()
+            .find(|(target, _, _)| target == name)
+            .map(|(_, _, path)| path.clone())
+            .ok_or_else(|| format!("`{name}` was not built"))
+    };
+    let mut guests = Vec::new();
+    for (index, binaries) in TIGER_LAKE_GUESTS.iter().enumerate() {
+        let mut programs = Vec::new();
+        if index == 0 {
+            programs.push(bochs::Program {
+                name: "aes_backend".to_owned(),
+                path: find(&probe, "aes_backend")?,
+                args: Vec::new(),
+            });
+        }
+        for (name, args) in binaries.iter() {
+            programs.push(bochs::Program {
+                name: (*name).to_owned(),
+                path: find(&tests, name)?,
+                args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+            });
+        }
+        guests.push(programs);
+    }
+
+    let target = workspace::Metadata::load()?.target_dir()?.join("bochs");
+    let kernel = bochs::prepare(&target.join("kernel"))?;
+    let outputs = std::thread::scope(|scope| {
+        let runs: Vec<_> = guests
+            .iter()
+            .enumerate()
+            .map(|(index, programs)| {
+                let work = target.join(format!("guest-{}", index + 1));
+                let label = format!("[{}] ", index + 1);
+                let kernel = &kernel;
+                scope.spawn(move || {
+                    bochs::run(programs, kernel, &work, &label).map_err(|error| error.to_string())
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .map(|run| {
+                run.join()
+                    .unwrap_or_else(|_| Err("a guest's thread panicked".into()))
+            })
+            .collect::<Vec<_>>()
+    });
+    let (mut output, mut errors) = (String::new(), Vec::new());
+    for (index, run) in outputs.into_iter().enumerate() {
+        match run {
+            Ok(printed) => output += &printed,
+            Err(error) => errors.push(format!("guest {}: {error}", index + 1)),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors.join("\n").into());
+    }
+    if !output.contains(TIGER_LAKE_BACKEND) {
+        return Err(format!(
+            "on {} the AES backend should be \"{TIGER_LAKE_BACKEND}\"",
+            bochs::MODEL
+        )
+        .into());
+    }
+    println!("{}: {}", bochs::MODEL, TestCounts::parse(&output));
     Ok(())
 }

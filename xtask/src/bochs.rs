@@ -29,20 +29,27 @@ const TIMEOUT: Duration = Duration::from_secs(25 * 60);
 const KERNEL_ARGS: &str = "console=ttyS0 quiet nokaslr rdinit=/init \
      clearcpuid=pku,ospke,xsaves,xsavec";
 
-/// Debian packages: the emulator and its BIOS, the boot loader, the image and archive tools,
-/// and a static busybox for the guest's shell.
-const PACKAGES: [(&str, &str); 7] = [
+/// Debian packages: the emulator, its BIOS and its terminal display (installed with it so
+/// that apt does not pick the wxWidgets one, with which Debian's Bochs 2.7 aborts while reading
+/// its configuration: "buffer overflow detected"), the boot loader, the image and archive
+/// tools, and a static busybox for the guest's shell.
+const PACKAGES: [(&str, &str); 8] = [
     ("/usr/bin/bochs", "bochs"),
-    ("/usr/share/bochs/BIOS-bochs-latest", "bochsbios"),
-    ("/usr/lib/ISOLINUX/isolinux.bin", "isolinux"),
     (
-        "/usr/lib/syslinux/modules/bios/ldlinux.c32",
-        "syslinux-common",
+        "/usr/lib/x86_64-linux-gnu/bochs/plugins/libbx_term_gui.so",
+        "bochs-term",
     ),
+    ("/usr/share/bochs/BIOS-bochs-latest", "bochsbios"),
+    (ISOLINUX, "isolinux"),
+    (LDLINUX, "syslinux-common"),
     ("/usr/bin/genisoimage", "genisoimage"),
     ("/usr/bin/cpio", "cpio"),
     ("/bin/busybox", "busybox-static"),
 ];
+
+/// The boot loader, and the library it loads.
+const ISOLINUX: &str = "/usr/lib/ISOLINUX/isolinux.bin";
+const LDLINUX: &str = "/usr/lib/syslinux/modules/bios/ldlinux.c32";
 
 /// A program for the guest to run, with its arguments.
 pub struct Program {
@@ -72,8 +79,8 @@ pub fn run(programs: &[Program], kernel: &Path, work: &Path, label: &str) -> Res
     initramfs(programs, &root, &iso.join("isolinux/initrd"))?;
     for (from, to) in [
         (kernel, "vmlinuz"),
-        (Path::new(PACKAGES[2].0), "isolinux.bin"),
-        (Path::new(PACKAGES[3].0), "ldlinux.c32"),
+        (Path::new(ISOLINUX), "isolinux.bin"),
+        (Path::new(LDLINUX), "ldlinux.c32"),
     ] {
         fs::copy(from, iso.join("isolinux").join(to))?;
     }
@@ -103,13 +110,14 @@ pub fn run(programs: &[Program], kernel: &Path, work: &Path, label: &str) -> Res
     )?;
     // Debian builds Bochs with its debugger, which waits for a command: `c` (continue).
     fs::write(work.join("continue.rc"), "c\n")?;
+    let console = fs::File::create(work.join("bochs.out"))?;
     let mut bochs = Command::new("bochs");
     bochs
         .args(["-q", "-f", "bochsrc", "-rc", "continue.rc"])
         .current_dir(work)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stdout(console.try_clone()?)
+        .stderr(console);
     let output = watch(&mut bochs, &serial, label)?;
 
     let mut failed = Vec::new();
@@ -123,8 +131,9 @@ pub fn run(programs: &[Program], kernel: &Path, work: &Path, label: &str) -> Res
     }
     if !output.lines().any(|line| line == "== done") {
         return Err(format!(
-            "the guest stopped before its last program; see {}",
-            serial.display()
+            "the guest stopped before its last program; see {} and Bochs' own output in {}",
+            serial.display(),
+            work.join("bochs.out").display()
         )
         .into());
     }

@@ -20,7 +20,7 @@ use crate::shell::{self, Result};
 /// The Bochs CPU model: AVX-512 (F, BW, VL, …), VAES and VPCLMULQDQ.
 pub const MODEL: &str = "tigerlake";
 
-/// A guest boots in about a minute and runs the core's unit tests in about seven.
+/// A guest boots in under a minute; each of CI's two guests takes about six, boot included.
 const TIMEOUT: Duration = Duration::from_secs(25 * 60);
 
 /// `clearcpuid`: protection keys (their XSAVE area has no size in Bochs' CPUID) and XSAVES
@@ -242,7 +242,8 @@ fn debs(dir: &Path) -> Result<Vec<PathBuf>> {
 /// runs the programs, each program in `/bin` and the shared libraries they load at the paths
 /// they are loaded from.
 ///
-/// A failing proptest shrinks its case a few times only: each try takes seconds under Bochs.
+/// A failing proptest shrinks its case a few times only: every try runs the test again, at
+/// Bochs' speed.
 fn initramfs(programs: &[Program], root: &Path, archive: &Path) -> Result {
     fs::copy("/bin/busybox", root.join("bin/busybox"))?;
     let mut script = String::from(
@@ -276,6 +277,7 @@ fn initramfs(programs: &[Program], root: &Path, archive: &Path) -> Result {
     script += "echo '== done'\n/bin/busybox sleep 1\n/bin/busybox poweroff -f\n";
     let init = root.join("init");
     fs::write(&init, script)?;
+    // `chmod`, not `PermissionsExt`: the xtask builds on every host, Windows included.
     shell::run(Command::new("chmod").arg("755").arg(&init))?;
 
     let listing = shell::read(Command::new("find").arg(".").current_dir(root))?;

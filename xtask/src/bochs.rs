@@ -110,7 +110,8 @@ pub fn run(programs: &[Program], kernel: &Path, work: &Path, label: &str) -> Res
     )?;
     // Debian builds Bochs with its debugger, which waits for a command: `c` (continue).
     fs::write(work.join("continue.rc"), "c\n")?;
-    let console = fs::File::create(work.join("bochs.out"))?;
+    let bochs_out = work.join("bochs.out");
+    let console = fs::File::create(&bochs_out)?;
     let mut bochs = Command::new("bochs");
     bochs
         .args(["-q", "-f", "bochsrc", "-rc", "continue.rc"])
@@ -133,7 +134,7 @@ pub fn run(programs: &[Program], kernel: &Path, work: &Path, label: &str) -> Res
         return Err(format!(
             "the guest stopped before its last program; see {} and Bochs' own output in {}",
             serial.display(),
-            work.join("bochs.out").display()
+            bochs_out.display()
         )
         .into());
     }

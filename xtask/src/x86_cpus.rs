@@ -4,9 +4,9 @@
 //! group kernels on the `aes` crate's AES-NI), and riffpe's own VAES-256 (which a host with
 //! AVX-512 never runs: there the `aes` crate's VAES-512 does). A model is skipped where the host
 //! runs its backend and kernels itself. qemu's TCG has no AVX-512, so the AVX-512 kernels and
-//! the `aes` crate's VAES-512 run on an emulated Tiger Lake under Bochs instead (`bochs`), in
-//! release builds and fewer tests. A CPU without AES-NI is left out (the software AES under
-//! emulation took 11 minutes for the vectors, unit and property tests).
+//! the `aes` crate's VAES-512 run on an emulated Tiger Lake under Bochs instead (`bochs`), with
+//! fewer tests. A CPU without AES-NI is left out (the software AES under emulation took 11
+//! minutes for the vectors, unit and property tests).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -122,6 +122,41 @@ fn executables(args: &[&str]) -> Result<Vec<(String, String, PathBuf)>> {
     Ok(found)
 }
 
+/// The core's test executables, as `(target name, path)`, and the `aes_backend` probe, as the
+/// test and examples steps build them: nothing is rebuilt, and the test profile is optimised.
+struct Built {
+    tests: Vec<(String, PathBuf)>,
+    probe: PathBuf,
+}
+
+impl Built {
+    fn find() -> Result<Self> {
+        let tests: Vec<(String, PathBuf)> = executables(&["test", "--workspace", "--no-run"])?
+            .into_iter()
+            .filter(|(_, manifest, _)| manifest.ends_with(PACKAGE_MANIFEST))
+            .map(|(name, _, path)| (name, path))
+            .collect();
+        if tests.is_empty() {
+            return Err(format!("no test executables of {PACKAGE_MANIFEST}").into());
+        }
+        let probe = executables(&["build", "--workspace", "--examples"])?
+            .into_iter()
+            .find(|(name, _, _)| name == "aes_backend")
+            .map(|(_, _, path)| path)
+            .ok_or("no aes_backend example was built")?;
+        Ok(Built { tests, probe })
+    }
+
+    /// The test executable `name` of the core.
+    fn test(&self, name: &str) -> Result<&PathBuf> {
+        self.tests
+            .iter()
+            .find(|(target, _)| target == name)
+            .map(|(_, path)| path)
+            .ok_or_else(|| format!("no test executable `{name}` in {PACKAGE_MANIFEST}").into())
+    }
+}
+
 /// Every model, or those named in `only` (`Westmere`, `Haswell-noTSX`, `max`, `tigerlake`).
 pub fn x86_cpus(only: &[String]) -> Result {
     if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
@@ -142,37 +177,25 @@ pub fn x86_cpus(only: &[String]) -> Result {
     }
     let chosen = |name: &str| only.is_empty() || only.iter().any(|model| model == name);
     let host = Features::host();
+    let built = Built::find()?;
     let models: Vec<&Model> = MODELS.iter().filter(|model| chosen(model.name)).collect();
     if !models.is_empty() {
-        qemu_models(&models, &host)?;
+        qemu_models(&models, &host, &built)?;
     }
     if chosen(bochs::MODEL) {
-        tiger_lake(&host)?;
+        tiger_lake(&host, &built)?;
     }
     Ok(())
 }
 
-fn qemu_models(models: &[&Model], host: &Features) -> Result {
+fn qemu_models(models: &[&Model], host: &Features, built: &Built) -> Result {
     cross::install_qemu("qemu-x86_64")?;
     let version = shell::read(Command::new("qemu-x86_64").arg("--version"))?;
     println!("qemu: {}", version.lines().next().unwrap_or("?"));
 
-    let tests: Vec<(String, PathBuf)> = executables(&["test", "--workspace", "--no-run"])?
-        .into_iter()
-        .filter(|(_, manifest, _)| manifest.ends_with(PACKAGE_MANIFEST))
-        .map(|(name, _, path)| (name, path))
-        .collect();
     // Where cargo would run them: the package's directory.
     let package = workspace::root().join(PACKAGE_MANIFEST);
     let package = package.parent().unwrap_or(workspace::root());
-    let probe = executables(&["build", "--workspace", "--examples"])?
-        .into_iter()
-        .find(|(name, _, _)| name == "aes_backend")
-        .map(|(_, _, path)| path)
-        .ok_or("no aes_backend example was built")?;
-    if tests.is_empty() {
-        return Err(format!("no test executables of {PACKAGE_MANIFEST}").into());
-    }
 
     for model in models {
         println!("\n-- {} ({})", model.name, model.what);
@@ -185,7 +208,7 @@ fn qemu_models(models: &[&Model], host: &Features) -> Result {
             command.args(["-cpu", model.name]);
             command
         };
-        let reported = run_tee(qemu().arg(&probe))?;
+        let reported = run_tee(qemu().arg(&built.probe))?;
         if !reported.contains(model.backend) {
             return Err(format!(
                 "on {} the AES backend should be \"{}\"; aes_backend reported:\n{reported}",
@@ -194,7 +217,7 @@ fn qemu_models(models: &[&Model], host: &Features) -> Result {
             .into());
         }
         let mut output = String::new();
-        for (name, test) in &tests {
+        for (name, test) in &built.tests {
             if model.skipped_binaries.contains(&name.as_str()) {
                 println!("{name}: left to another model");
                 continue;
@@ -216,18 +239,17 @@ const TIGER_LAKE_BACKEND: &str = "VAES-512 (AVX-512, the aes crate), 64 blocks a
 
 /// The test binaries each Bochs guest runs, with their arguments. Bochs runs some tens of
 /// millions of instructions a second (a test binary takes minutes), so two guests run side by
-/// side, the builds are release ones, and the tests are those that hold the AVX-512 kernels
-/// and the 64 lanes of VAES-512 to the portable paths and the reference: the kernels against a
-/// plain sort (unit tests), lockstep groups of 64 against one message at a time
+/// side and the tests are those that hold the AVX-512 kernels and the 64 lanes of VAES-512 to
+/// the portable paths and the reference: the group kernels against a plain sort (the unit tests
+/// of `select::tests::group`), lockstep groups of 64 against one message at a time
 /// (`wide_backend`) and against the reference around the group kernels' largest radix, and
-/// constant-time lockstep against fast (`properties`). One message's paths are the same as on
-/// AVX2 CPUs, which the qemu models cover. The unit tests are split so the guests take about
-/// as long.
+/// constant-time lockstep against fast (`properties`). The other unit tests hold no AVX-512
+/// code (one lane's selection, constant-time ranks, arithmetic, riffpe's VAES-256), and one
+/// message's paths are those of AVX2 CPUs: the host and the qemu models run them. The guests
+/// are split so they take about as long.
 const TIGER_LAKE_GUESTS: [&[(&str, &[&str])]; 2] = [
-    &[("riffpe", &["select::tests::"])],
     &[
-        ("riffpe", &["--skip", "select::tests::"]),
-        ("wide_backend", &[]),
+        ("riffpe", &["select::tests::group::"]),
         (
             "properties",
             &[
@@ -237,10 +259,11 @@ const TIGER_LAKE_GUESTS: [&[(&str, &[&str])]; 2] = [
             ],
         ),
     ],
+    &[("wide_backend", &[])],
 ];
 
 /// The core's tests on Bochs' Tiger Lake, unless the host has AVX-512 and VAES itself.
-fn tiger_lake(host: &Features) -> Result {
+fn tiger_lake(host: &Features, built: &Built) -> Result {
     println!(
         "\n-- {} under Bochs (AVX-512 and VAES-512: the AVX-512 kernels, 64 lanes)",
         bochs::MODEL
@@ -249,36 +272,20 @@ fn tiger_lake(host: &Features) -> Result {
         println!("skipped: the host runs this backend and these kernels natively");
         return Ok(());
     }
-    let tests = executables(&["test", "--package", "riffpe", "--release", "--no-run"])?;
-    let probe = executables(&[
-        "build",
-        "--package",
-        "riffpe-examples",
-        "--release",
-        "--example",
-        "aes_backend",
-    ])?;
-    let find = |built: &[(String, String, PathBuf)], name: &str| {
-        built
-            .iter()
-            .find(|(target, _, _)| target == name)
-            .map(|(_, _, path)| path.clone())
-            .ok_or_else(|| format!("`{name}` was not built"))
-    };
     let mut guests = Vec::new();
     for (index, binaries) in TIGER_LAKE_GUESTS.iter().enumerate() {
         let mut programs = Vec::new();
         if index == 0 {
             programs.push(bochs::Program {
                 name: "aes_backend".to_owned(),
-                path: find(&probe, "aes_backend")?,
+                path: built.probe.clone(),
                 args: Vec::new(),
             });
         }
         for (name, args) in binaries.iter() {
             programs.push(bochs::Program {
                 name: (*name).to_owned(),
-                path: find(&tests, name)?,
+                path: built.test(name)?.clone(),
                 args: args.iter().map(|arg| (*arg).to_owned()).collect(),
             });
         }

@@ -20,7 +20,7 @@ use crate::shell::{self, Result};
 /// The Bochs CPU model: AVX-512 (F, BW, VL, …), VAES and VPCLMULQDQ.
 pub const MODEL: &str = "tigerlake";
 
-/// A guest boots in under a minute; each of CI's two guests takes about six, boot included.
+/// A guest boots in under a minute; each of CI's two guests takes four to five, boot included.
 const TIMEOUT: Duration = Duration::from_secs(25 * 60);
 
 /// `clearcpuid`: protection keys (their XSAVE area has no size in Bochs' CPUID) and XSAVES

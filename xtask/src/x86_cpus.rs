@@ -241,15 +241,16 @@ const TIGER_LAKE_BACKEND: &str = "VAES-512 (AVX-512, the aes crate), 64 blocks a
 /// millions of instructions a second (a test binary takes minutes), so two guests run side by
 /// side and the tests are those that hold the AVX-512 kernels and the 64 lanes of VAES-512 to
 /// the portable paths and the reference: the group kernels against a plain sort (the unit tests
-/// of `select::tests::group`), lockstep groups of 64 against one message at a time
+/// of `select::tests::group`), every way of giving the cipher, lockstep included, against the
+/// reference's token (`fpe::tests`), lockstep groups of 64 against one message at a time
 /// (`wide_backend`) and against the reference around the group kernels' largest radix, and
-/// constant-time lockstep against fast (`properties`). The other unit tests hold no AVX-512
+/// constant-time lockstep against fast (`properties`). The other unit tests run no AVX-512
 /// code (one lane's selection, constant-time ranks, arithmetic, riffpe's VAES-256), and one
 /// message's paths are those of AVX2 CPUs: the host and the qemu models run them. The guests
 /// are split so they take about as long.
 const TIGER_LAKE_GUESTS: [&[(&str, &[&str])]; 2] = [
     &[
-        ("riffpe", &["select::tests::group::"]),
+        ("riffpe", &["select::tests::group::", "fpe::tests::"]),
         (
             "properties",
             &[

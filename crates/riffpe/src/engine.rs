@@ -522,7 +522,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             // that the selection loads rows of keys instead of building them from the stored
             // keystream (kept for ties).
             let made = lanes == B::ParBlocksSize::USIZE
-                && self.layout.kernel.reads_made_keys()
+                && self.layout.kernel.reads_made_keys(forward)
                 && group::made_in_loop(&keyed)
                 && self.keys.len() >= n as usize * lanes + Work::words(n);
             let (made_keys, work_keys) = self.keys.split_at_mut(match made {

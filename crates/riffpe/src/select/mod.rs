@@ -9,8 +9,9 @@
 //! keys by bucket of leading bits there; selecting the x-th key then looks at one small bucket.
 //! In lockstep, keys are made from each lane's whole keystream and only counted per bucket,
 //! and forward gathers the one bucket in a pass over the keys; inverse (π⁻¹) counts the keys
-//! below one key in a single branch-free pass. On x86-64 with AVX-512 and radices up to 255, or
-//! AVX2 up to 256, the group kernel does this for eight lanes at a time. With AVX2, the passes
+//! below one key in a single branch-free pass. On x86-64 with AVX2 and radices up to 256, the
+//! group kernel does this for eight lanes at a time; with AVX-512 too, inverse runs on it up to
+//! radix 255 and forward stays on AVX2's passes, which are faster there. With AVX2, the passes
 //! up to radix 16 use 32-bit keys, eight lanes to a vector (a tie of their fewer leading bits is
 //! compared in full), and forward sorts each lane's keys by a network; above radix 16, forward
 //! searches the keys' two leading octets as the constant-time search does, stopping there once
@@ -176,9 +177,8 @@ pub(crate) enum Kernel {
 
 impl Kernel {
     /// The kernel for `selection` over radices up to `max_radix` on this CPU: the group kernel
-    /// where it pays (the widest of AVX-512 and AVX2 that reaches the radix,
-    /// [`Group::max_radix`]; in constant time on x86-64 and aarch64, up to
-    /// [`group::CONSTANT_TIME_MAX_RADIX`]), else lane by lane.
+    /// where it pays (AVX2 or AVX-512 for each direction, [`Group::detect`]; in constant time on
+    /// x86-64 and aarch64, up to [`group::CONSTANT_TIME_MAX_RADIX`]), else lane by lane.
     pub(crate) fn detect(selection: Selection, max_radix: u32) -> Kernel {
         match selection {
             Selection::ConstantTime => match ConstantTimeGroup::detect() {
@@ -194,16 +194,23 @@ impl Kernel {
         }
     }
 
-    /// Whether the kernel's rows are read from keys made in the AES loop, where the step allows
-    /// it ([`group::made_in_loop`]), rather than made from the stored keystream: the AVX2
-    /// kernels. The AVX-512 and 128-bit kernels build their rows from the keystream.
+    /// Whether the kernel's rows for π (`forward`) or π⁻¹ are read from keys made in the AES
+    /// loop, where the step allows it ([`group::made_in_loop`]), rather than made from the
+    /// stored keystream: the AVX2 passes. The AVX-512 and 128-bit passes build their rows from
+    /// the keystream.
     #[inline]
-    pub(crate) fn reads_made_keys(self) -> bool {
+    pub(crate) fn reads_made_keys(self, forward: bool) -> bool {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Kernel::Group(Group(GroupIsa::Avx2(_)))
-            | Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(_))) => true,
-            _ => false,
+            Kernel::Group(group) => {
+                matches!(group.isa(forward), GroupIsa::Avx2(_))
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(_))) => true,
+            _ => {
+                let _ = forward;
+                false
+            }
         }
     }
 }
@@ -217,24 +224,12 @@ enum GroupIsa {
     Avx2(avx2::Avx2),
 }
 
-/// Proof that this CPU runs the group kernel: only [`Group::detect`] makes one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Group(GroupIsa);
-
-impl Group {
-    /// The widest group kernel this CPU runs that reaches radix `max_radix`.
-    fn detect(max_radix: u32) -> Option<Group> {
-        Group::available()
-            .into_iter()
-            .flatten()
-            .find(|group| max_radix <= group.max_radix())
-    }
-
-    /// The largest radix the kernel selects: [`group::MAX_RADIX`] where the passes count keys
-    /// in byte-sized buckets (AVX-512), 256 with AVX2, whose forward pass above radix 16
-    /// searches the keys' octets instead (each lane's count of a byte in every fourth row).
+impl GroupIsa {
+    /// The largest radix the passes select: [`group::MAX_RADIX`] where they count keys in
+    /// byte-sized buckets (AVX-512), 256 with AVX2, whose forward pass above radix 16 searches
+    /// the keys' octets instead (each lane's count of a byte in every fourth row).
     fn max_radix(self) -> u32 {
-        match self.0 {
+        match self {
             #[cfg(target_arch = "x86_64")]
             GroupIsa::Avx512(_) => group::MAX_RADIX,
             #[cfg(target_arch = "x86_64")]
@@ -242,15 +237,62 @@ impl Group {
         }
     }
 
-    /// Every group kernel this CPU runs, widest first (the tests check each).
-    fn available() -> [Option<Group>; 2] {
+    /// Every instruction set of the group kernel this CPU runs, widest first.
+    fn available() -> [Option<GroupIsa>; 2] {
         #[cfg(target_arch = "x86_64")]
         return [
-            avx512::Avx512::detect().map(|isa| Group(GroupIsa::Avx512(isa))),
-            avx2::Avx2::detect().map(|isa| Group(GroupIsa::Avx2(isa))),
+            avx512::Avx512::detect().map(GroupIsa::Avx512),
+            avx2::Avx2::detect().map(GroupIsa::Avx2),
         ];
         #[cfg(not(target_arch = "x86_64"))]
         [None, None]
+    }
+}
+
+/// Proof that this CPU runs the group kernel: only [`Group::detect`] makes one. Each direction
+/// has its own instruction set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Group {
+    forward: GroupIsa,
+    inverse: GroupIsa,
+}
+
+impl Group {
+    /// The group kernel for radices up to `max_radix` on this CPU. π runs AVX2's passes
+    /// wherever the CPU has AVX2, AVX-512 included: their narrow keys and octet search beat
+    /// AVX-512's count of buckets and gather of one (BENCHMARKS.md). π⁻¹, one pass of compares,
+    /// runs the widest vectors.
+    fn detect(max_radix: u32) -> Option<Group> {
+        let [avx512, avx2] = GroupIsa::available();
+        let reaches = |isa: &GroupIsa| max_radix <= isa.max_radix();
+        Some(Group {
+            forward: [avx2, avx512].into_iter().flatten().find(reaches)?,
+            inverse: [avx512, avx2].into_iter().flatten().find(reaches)?,
+        })
+    }
+
+    /// The instruction set of π (`forward`) or π⁻¹.
+    #[inline(always)]
+    fn isa(self, forward: bool) -> GroupIsa {
+        if forward { self.forward } else { self.inverse }
+    }
+
+    /// The largest radix both directions select.
+    #[cfg(test)]
+    fn max_radix(self) -> u32 {
+        self.forward.max_radix().min(self.inverse.max_radix())
+    }
+
+    /// Every group kernel this CPU runs, one instruction set for both directions, widest
+    /// first (the tests check each).
+    #[cfg(test)]
+    fn available() -> [Option<Group>; 2] {
+        GroupIsa::available().map(|isa| {
+            isa.map(|isa| Group {
+                forward: isa,
+                inverse: isa,
+            })
+        })
     }
 
     /// π(x) for every lane: `digits[l]` is lane `l`'s x, replaced by its π(x).
@@ -263,7 +305,7 @@ impl Group {
     ) {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (blocks, work, digits);
-        match self.0 {
+        match self.isa(true) {
             #[cfg(target_arch = "x86_64")]
             GroupIsa::Avx512(isa) => isa.forward(blocks, work, digits),
             #[cfg(target_arch = "x86_64")]
@@ -281,7 +323,7 @@ impl Group {
     ) {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (blocks, work, digits);
-        match self.0 {
+        match self.isa(false) {
             #[cfg(target_arch = "x86_64")]
             GroupIsa::Avx512(isa) => isa.inverse(blocks, work, digits),
             #[cfg(target_arch = "x86_64")]

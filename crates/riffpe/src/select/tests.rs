@@ -119,7 +119,7 @@ mod group {
     use super::per_lane::plain_permutation;
     use crate::select::KeyLayout;
     use crate::select::group::*;
-    use crate::select::{ConstantTimeGroup, Group};
+    use crate::select::{ConstantTimeGroup, Group, GroupIsa};
     use proptest::prelude::*;
     use std::vec::Vec;
 
@@ -627,6 +627,21 @@ mod group {
                 );
             }
         }
+    }
+
+    #[test]
+    fn forward_runs_avx2_and_inverse_the_widest_vectors_that_reach_the_radix() {
+        let group = |forward, inverse| Some(Group { forward, inverse });
+        match GroupIsa::available() {
+            [Some(avx512), Some(avx2)] => {
+                assert_eq!(Group::detect(100), group(avx2, avx512));
+                assert_eq!(Group::detect(MAX_RADIX), group(avx2, avx512));
+                assert_eq!(Group::detect(MAX_RADIX + 1), group(avx2, avx2));
+            }
+            [None, Some(avx2)] => assert_eq!(Group::detect(100), group(avx2, avx2)),
+            _ => {}
+        }
+        assert_eq!(Group::detect(MAX_RADIX + 2), None);
     }
 
     proptest! {

@@ -81,8 +81,9 @@ pub fn cpu_model(cpuinfo: &str) -> Option<String> {
     })
 }
 
-/// For x86: the AMD core generation from `cpu family` and `model` (cloud VMs often show only
-/// "AMD EPYC"), and the flags that pick Riffpe's fast paths.
+/// For x86: the AMD core generation or Intel Xeon generation from `cpu family` and `model`
+/// (cloud VMs often show only "AMD EPYC" or "Intel(R) Xeon(R) Processor"), and the flags that
+/// pick Riffpe's fast paths.
 fn x86_detail(cpuinfo: &str) -> Option<String> {
     let flags: Vec<&str> = field(cpuinfo, "flags")?.split_whitespace().collect();
     let family = field(cpuinfo, "cpu family").and_then(|f| f.parse::<u32>().ok());
@@ -94,6 +95,11 @@ fn x86_detail(cpuinfo: &str) -> Option<String> {
         (Some("AuthenticAMD"), Some(25), Some(_)) => Some("Zen 4"),
         (Some("AuthenticAMD"), Some(26), Some(_)) => Some("Zen 5"),
         (Some("AuthenticAMD"), Some(23), Some(_)) => Some("Zen 1/2"),
+        (Some("GenuineIntel"), Some(6), Some(85)) => Some("Skylake or Cascade Lake"),
+        (Some("GenuineIntel"), Some(6), Some(106)) => Some("Ice Lake"),
+        (Some("GenuineIntel"), Some(6), Some(143)) => Some("Sapphire Rapids"),
+        (Some("GenuineIntel"), Some(6), Some(207)) => Some("Emerald Rapids"),
+        (Some("GenuineIntel"), Some(6), Some(173)) => Some("Granite Rapids"),
         _ => None,
     };
     let isa = [
@@ -232,6 +238,15 @@ mod tests {
         );
         let zen4 = zen3.replace("model\t\t: 1\n", "model\t\t: 17\n");
         assert!(cpu_model(&zen4).is_some_and(|cpu| cpu.contains("Zen 4; family 25, model 17")));
+        let xeon = "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 207\n\
+            model name\t: Intel(R) Xeon(R) Processor\nflags\t\t: aes avx2 avx512f vaes\n";
+        assert_eq!(
+            cpu_model(xeon).as_deref(),
+            Some(
+                "Intel(R) Xeon(R) Processor \
+                 (Emerald Rapids; family 6, model 207; AES-NI, VAES, AVX2, AVX-512)"
+            )
+        );
         assert_eq!(
             cpu_model(PI4).as_deref(),
             Some("Arm Cortex-A72 (implementer 0x41, part 0xd08) on Raspberry Pi 4 Model B Rev 1.4")

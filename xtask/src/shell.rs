@@ -72,7 +72,7 @@ pub fn run(command: &mut Command) -> Result {
     let status = command
         .status()
         .map_err(|error| spawn_error(command, error))?;
-    took(start);
+    took(start, "");
     if status.success() {
         Ok(())
     } else {
@@ -82,7 +82,12 @@ pub fn run(command: &mut Command) -> Result {
 
 /// As [`run`], also returning what the command wrote to stdout (it is still shown, line by line).
 pub fn run_tee(command: &mut Command) -> Result<String> {
-    println!("$ {}", display(command));
+    run_tee_as(command, "")
+}
+
+/// As [`run_tee`], each line shown after `label` (for commands run side by side).
+pub fn run_tee_as(command: &mut Command, label: &str) -> Result<String> {
+    println!("{label}$ {}", display(command));
     let start = Instant::now();
     let mut child = command
         .stdout(Stdio::piped())
@@ -92,13 +97,13 @@ pub fn run_tee(command: &mut Command) -> Result<String> {
     if let Some(stdout) = child.stdout.take() {
         for line in BufReader::new(stdout).lines() {
             let line = line?;
-            println!("{line}");
+            println!("{label}{line}");
             captured.push_str(&line);
             captured.push('\n');
         }
     }
     let status = child.wait()?;
-    took(start);
+    took(start, label);
     if status.success() {
         Ok(captured)
     } else {
@@ -107,10 +112,10 @@ pub fn run_tee(command: &mut Command) -> Result<String> {
 }
 
 /// Shows how long a command took, when that is worth a line.
-fn took(start: Instant) {
+fn took(start: Instant, label: &str) {
     let elapsed = start.elapsed();
     if elapsed >= Duration::from_secs(5) {
-        println!("  ({})", human(elapsed));
+        println!("{label}  ({})", human(elapsed));
     }
 }
 

@@ -3,7 +3,7 @@
 //! pick still run: AES-NI without AVX (SSE2 kernels), AES-NI with AVX2 but no VAES (the AVX2
 //! group kernels on the `aes` crate's AES-NI), and riffpe's own VAES-256 (which a host with
 //! AVX-512 never runs: there the `aes` crate's VAES-512 does). A model is skipped where the host
-//! runs its backend and kernels itself. qemu's TCG has no AVX-512, so the AVX-512 kernels and
+//! runs its backend and kernels itself; the others run side by side. qemu's TCG has no AVX-512, so the AVX-512 kernels and
 //! the `aes` crate's VAES-512 run on an emulated Tiger Lake under Bochs instead (`bochs`), with
 //! fewer tests. A CPU without AES-NI is left out (the software AES under emulation took 11
 //! minutes for the vectors, unit and property tests).
@@ -13,7 +13,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::shell::{self, Result, TestCounts, cargo, run_tee};
+use crate::shell::{self, Result, TestCounts, cargo, run_tee_as};
 use crate::{bochs, cross, workspace};
 
 /// The package whose tests run on each model: AES backends, kernels and lockstep live there.
@@ -197,41 +197,78 @@ fn qemu_models(models: &[&Model], host: &Features, built: &Built) -> Result {
     let package = workspace::root().join(PACKAGE_MANIFEST);
     let package = package.parent().unwrap_or(workspace::root());
 
+    let mut emulated = Vec::new();
     for model in models {
         println!("\n-- {} ({})", model.name, model.what);
         if (model.native)(host) {
             println!("skipped: the host runs this backend and these kernels natively");
+        } else {
+            emulated.push(*model);
+        }
+    }
+    // Side by side: each model's run ends in a few long single tests under emulation, which
+    // leave a core idle if the models run one after the other.
+    let outputs = std::thread::scope(|scope| {
+        let runs: Vec<_> = emulated
+            .iter()
+            .map(|&model| {
+                scope.spawn(move || {
+                    emulate(model, built, package).map_err(|error| error.to_string())
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .map(|run| {
+                run.join()
+                    .unwrap_or_else(|_| Err("a model's thread panicked".into()))
+            })
+            .collect::<Vec<_>>()
+    });
+    let mut errors = Vec::new();
+    for (model, output) in emulated.iter().zip(outputs) {
+        match output {
+            Ok(output) => println!("{}: {}", model.name, TestCounts::parse(&output)),
+            Err(error) => errors.push(format!("{}: {error}", model.name)),
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("\n").into())
+    }
+}
+
+/// The probe and the core's tests under `qemu-x86_64 -cpu` `model`, each line shown after the
+/// model's name; what the tests printed.
+fn emulate(model: &Model, built: &Built, package: &std::path::Path) -> Result<String> {
+    let label = format!("[{}] ", model.name);
+    let qemu = || {
+        let mut command = Command::new("qemu-x86_64");
+        command.args(["-cpu", model.name]);
+        command
+    };
+    let reported = run_tee_as(qemu().arg(&built.probe), &label)?;
+    if !reported.contains(model.backend) {
+        return Err(format!(
+            "on {} the AES backend should be \"{}\"; aes_backend reported:\n{reported}",
+            model.name, model.backend
+        )
+        .into());
+    }
+    let mut output = String::new();
+    for (name, test) in &built.tests {
+        if model.skipped_binaries.contains(&name.as_str()) {
+            println!("{label}{name}: left to another model");
             continue;
         }
-        let qemu = || {
-            let mut command = Command::new("qemu-x86_64");
-            command.args(["-cpu", model.name]);
-            command
-        };
-        let reported = run_tee(qemu().arg(&built.probe))?;
-        if !reported.contains(model.backend) {
-            return Err(format!(
-                "on {} the AES backend should be \"{}\"; aes_backend reported:\n{reported}",
-                model.name, model.backend
-            )
-            .into());
+        let mut command = qemu();
+        command.arg(test).current_dir(package);
+        for skipped in SKIPPED_TESTS {
+            command.args(["--skip", skipped]);
         }
-        let mut output = String::new();
-        for (name, test) in &built.tests {
-            if model.skipped_binaries.contains(&name.as_str()) {
-                println!("{name}: left to another model");
-                continue;
-            }
-            let mut command = qemu();
-            command.arg(test).current_dir(package);
-            for skipped in SKIPPED_TESTS {
-                command.args(["--skip", skipped]);
-            }
-            output += &run_tee(&mut command)?;
-        }
-        println!("{}: {}", model.name, TestCounts::parse(&output));
+        output += &run_tee_as(&mut command, &label)?;
     }
-    Ok(())
+    Ok(output)
 }
 
 /// The backend the `aes` crate must pick on the emulated Tiger Lake.

@@ -3,10 +3,10 @@
 //! pick still run: AES-NI without AVX (SSE2 kernels), AES-NI with AVX2 but no VAES (the AVX2
 //! group kernels on the `aes` crate's AES-NI), and riffpe's own VAES-256 (which a host with
 //! AVX-512 never runs: there the `aes` crate's VAES-512 does). A model is skipped where the host
-//! runs its backend and kernels itself; the others run side by side. qemu's TCG has no AVX-512, so the AVX-512 kernels and
-//! the `aes` crate's VAES-512 run on an emulated Tiger Lake under Bochs instead (`bochs`), with
-//! fewer tests. A CPU without AES-NI is left out (the software AES under emulation took 11
-//! minutes for the vectors, unit and property tests).
+//! runs its backend and kernels itself; the others run side by side. qemu's TCG has no AVX-512,
+//! so the AVX-512 kernels and the `aes` crate's VAES-512 run on an emulated Tiger Lake under
+//! Bochs instead (`bochs`), with fewer tests. A CPU without AES-NI is left out (the software
+//! AES under emulation took 11 minutes for the vectors, unit and property tests).
 
 use std::path::PathBuf;
 use std::process::Command;

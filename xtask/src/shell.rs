@@ -111,6 +111,30 @@ pub fn run_tee_as(command: &mut Command, label: &str) -> Result<String> {
     }
 }
 
+/// Runs `job` on every item at once, a thread each (`job` gets the item's index too): the
+/// results in the items' order, errors as text, a thread that panicked giving one too.
+pub fn side_by_side<T: Sync, R: Send>(
+    items: &[T],
+    job: impl Fn(usize, &T) -> Result<R> + Sync,
+) -> Vec<std::result::Result<R, String>> {
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| {
+                let job = &job;
+                scope.spawn(move || job(index, item).map_err(|error| error.to_string()))
+            })
+            .collect();
+        runs.into_iter()
+            .map(|run| {
+                run.join()
+                    .unwrap_or_else(|_| Err("its thread panicked".into()))
+            })
+            .collect()
+    })
+}
+
 /// Shows how long a command took, when that is worth a line.
 fn took(start: Instant, label: &str) {
     let elapsed = start.elapsed();

@@ -208,22 +208,7 @@ fn qemu_models(models: &[&Model], host: &Features, built: &Built) -> Result {
     }
     // Side by side: each model's run ends in a few long single tests under emulation, which
     // leave a core idle if the models run one after the other.
-    let outputs = std::thread::scope(|scope| {
-        let runs: Vec<_> = emulated
-            .iter()
-            .map(|&model| {
-                scope.spawn(move || {
-                    emulate(model, built, package).map_err(|error| error.to_string())
-                })
-            })
-            .collect();
-        runs.into_iter()
-            .map(|run| {
-                run.join()
-                    .unwrap_or_else(|_| Err("a model's thread panicked".into()))
-            })
-            .collect::<Vec<_>>()
-    });
+    let outputs = shell::side_by_side(&emulated, |_, model| emulate(model, built, package));
     let mut errors = Vec::new();
     for (model, output) in emulated.iter().zip(outputs) {
         match output {
@@ -332,25 +317,9 @@ fn tiger_lake(host: &Features, built: &Built) -> Result {
 
     let target = workspace::Metadata::load()?.target_dir()?.join("bochs");
     let kernel = bochs::prepare(&target.join("kernel"))?;
-    let outputs = std::thread::scope(|scope| {
-        let runs: Vec<_> = guests
-            .iter()
-            .enumerate()
-            .map(|(index, programs)| {
-                let work = target.join(format!("guest-{}", index + 1));
-                let label = format!("[{}] ", index + 1);
-                let kernel = &kernel;
-                scope.spawn(move || {
-                    bochs::run(programs, kernel, &work, &label).map_err(|error| error.to_string())
-                })
-            })
-            .collect();
-        runs.into_iter()
-            .map(|run| {
-                run.join()
-                    .unwrap_or_else(|_| Err("a guest's thread panicked".into()))
-            })
-            .collect::<Vec<_>>()
+    let outputs = shell::side_by_side(&guests, |index, programs| {
+        let work = target.join(format!("guest-{}", index + 1));
+        bochs::run(programs, &kernel, &work, &format!("[{}] ", index + 1))
     });
     let (mut output, mut errors) = (String::new(), Vec::new());
     for (index, run) in outputs.into_iter().enumerate() {

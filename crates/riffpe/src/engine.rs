@@ -16,7 +16,7 @@ use cipher::{
 };
 
 use crate::domain::{Domain, Layout};
-use crate::select::group::{self, Blocks, Work};
+use crate::select::group::{self, Blocks, Planes, Work};
 use crate::select::{
     self, Arrivals, ConstantTimeGroup, Histogram, Kept, Kernel, KeyLayout, Selection,
 };
@@ -521,15 +521,24 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             // Where the kernel reads them, keys are made from the blocks still in registers, so
             // that the selection loads rows of keys instead of building them from the stored
             // keystream (kept for ties).
-            let made = lanes == B::ParBlocksSize::USIZE
+            let whole = lanes == B::ParBlocksSize::USIZE && group::made_in_loop(&keyed);
+            let room = |words: usize| self.keys.len() >= words + Work::words(n);
+            // Or, for AVX2's forward pass above radix 16, only their two leading octets.
+            let planes = match whole {
+                true => self.layout.kernel.planes(forward, n, lanes),
+                false => None,
+            }
+            .filter(|_| room(Planes::words(n, lanes)));
+            let made = whole
+                && planes.is_none()
                 && self.layout.kernel.reads_made_keys(forward)
-                && group::made_in_loop(&keyed)
-                && self.keys.len() >= n as usize * lanes + Work::words(n);
-            let (made_keys, work_keys) = self.keys.split_at_mut(match made {
-                true => n as usize * lanes,
-                false => 0,
+                && room(n as usize * lanes);
+            let (made_keys, work_keys) = self.keys.split_at_mut(match (made, planes) {
+                (true, _) => n as usize * lanes,
+                (false, Some(_)) => Planes::words(n, lanes),
+                (false, None) => 0,
             });
-            if lanes == B::ParBlocksSize::USIZE {
+            if lanes == B::ParBlocksSize::USIZE && planes.is_none() {
                 // A fresh local, used only whole, stays in registers from row to row, so no
                 // block waits on a store and a load; `states`, XORed block by block, would not.
                 let mut chains = states.clone();
@@ -542,19 +551,28 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                     }
                 }
             } else {
+                // Each row encrypted from the one before in memory: making planes from a row
+                // needs more registers than the chains leave free.
                 let (first, mut rest) = rows.split_at_mut(lanes);
                 encrypt_into(self.backend, &states[..lanes], first);
                 let mut previous = &*first;
-                for _ in 1..blocks {
-                    let (row, after) = rest.split_at_mut(lanes);
-                    encrypt_into(self.backend, previous, row);
-                    (previous, rest) = (row, after);
+                for j in 0..blocks {
+                    if let Some(planes) = planes {
+                        let (blocks, _) = Array::slice_as_flattened(previous).as_chunks::<16>();
+                        planes.make(&keyed, j, blocks, made_keys);
+                    }
+                    if j + 1 < blocks {
+                        let (row, after) = rest.split_at_mut(lanes);
+                        encrypt_into(self.backend, previous, row);
+                        (previous, rest) = (row, after);
+                    }
                 }
             }
             let blocks = Blocks::new(&self.keystream[..(blocks + 1) * row_bytes], lanes, keyed);
-            let blocks = match made {
-                true => blocks.with_keys(made_keys),
-                false => blocks,
+            let blocks = match (made, planes) {
+                (true, _) => blocks.with_keys(made_keys),
+                (false, Some(_)) => blocks.with_planes(made_keys),
+                (false, None) => blocks,
             };
             let work = Work::new(work_keys, n);
             let mut column = [0u32; group::MAX_LANES];

@@ -8,16 +8,18 @@
 //! ways, use 32-bit keys, eight lanes to a vector ([`NarrowLayout`]). Above radix 16, forward
 //! searches the keys' two leading octets, 32 keys to a compare ([`lead_octets`]), which settles
 //! nearly every chunk; the constant-time search over all octets ([`search_octets`]) settles the
-//! rest. The constant-time forward ([`search_octets_constant_time`]) searches two or three
-//! leading octets, then gathers the keys that share them and ranks them against each other
-//! ([`search_gathered`]), unless more share them than are gathered (then it searches all octets
-//! too).
+//! rest. Where the AES loop made those two octets as planes (a multiple of 32 lanes, one byte a
+//! lane: [`make_planes`]), the same search runs over 32 lanes at once, one vector a value
+//! ([`plane_search`]), and only the chunks it leaves go on as above. The constant-time forward
+//! ([`search_octets_constant_time`]) searches two or three leading octets, then gathers the
+//! keys that share them and ranks them against each other ([`search_gathered`]), unless more
+//! share them than are gathered (then it searches all octets too).
 
 use core::arch::x86_64::*;
 
 use super::KeyLayout;
 use super::group::{
-    Blocks, CHUNK, SMALL_RADIX, Work, found_digits, rank_digits, rank_exact, sort16,
+    Blocks, CHUNK, PLANE_LANES, SMALL_RADIX, Work, found_digits, rank_digits, rank_exact, sort16,
 };
 
 /// `pass::<N>(blocks, work, digits)` of the step's radix `N`, up to [`SMALL_RADIX`]: each
@@ -67,6 +69,13 @@ impl Avx2 {
     pub(super) fn forward(self, blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
         // SAFETY: `self` exists only where the CPU has AVX2, which `forward_avx2` is built with.
         unsafe { forward_avx2(blocks, work, digits) }
+    }
+
+    /// [`make_planes`] of value `k`, which block row `row` starts.
+    #[inline(always)]
+    pub(super) fn make_planes(self, row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
+        // SAFETY: as for `forward`.
+        unsafe { make_planes(row, k, n, planes) }
     }
 
     #[inline(always)]
@@ -154,18 +163,180 @@ fn forward_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
         by_radix!(forward_narrow(blocks, work, digits))
     } else {
         let quads = work.quads();
-        for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
-            let first = chunk * CHUNK;
-            if let Some(rows) = lead_octets(blocks, quads, first, digits) {
-                digits.copy_from_slice(&rows[..digits.len()]);
-            } else {
-                // Rare: the full search, a call of its own (the gathered search would be
-                // inlined here and grow the loop that runs for nearly every chunk).
-                let found = search_octets(blocks, quads, first, digits);
-                found_digits(blocks, first, found, quads.as_flattened_mut(), digits);
+        let lanes = &mut digits[..blocks.lanes];
+        let (whole, rest) = match blocks.planes {
+            Some(planes) => {
+                let (whole, rest) = lanes.as_chunks_mut::<PLANE_LANES>();
+                for (c, digits) in whole.iter_mut().enumerate() {
+                    let narrowed = quads.as_flattened_mut();
+                    let found = plane_search(blocks, planes, c, digits, narrowed);
+                    let first = c * PLANE_LANES;
+                    for (chunk, digits) in digits.chunks_exact_mut(CHUNK).enumerate() {
+                        if let Some(rows) = found[chunk] {
+                            digits.copy_from_slice(&rows);
+                        } else {
+                            forward_octets(blocks, quads, first + chunk * CHUNK, digits);
+                        }
+                    }
+                }
+                (whole.len() * PLANE_LANES, rest)
             }
+            None => (0, lanes),
+        };
+        for (chunk, digits) in rest.chunks_mut(CHUNK).enumerate() {
+            forward_octets(blocks, quads, whole + chunk * CHUNK, digits);
         }
     }
+}
+
+/// Fast π(x) for the [`CHUNK`] lanes from `first` on, by the keys' octets.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn forward_octets(
+    blocks: &Blocks<'_>,
+    quads: &mut [[u64; 4 * CHUNK]],
+    first: usize,
+    digits: &mut [u32],
+) {
+    if let Some(rows) = lead_octets(blocks, quads, first, digits) {
+        digits.copy_from_slice(&rows[..digits.len()]);
+    } else {
+        // Rare: the full search, a call of its own (the gathered search would be inlined here
+        // and grow the loop that runs for nearly every chunk).
+        let found = search_octets(blocks, quads, first, digits);
+        found_digits(blocks, first, found, quads.as_flattened_mut(), digits);
+    }
+}
+
+/// Where byte `p` of a plane vector's lanes lies in its [`PLANE_LANES`] lanes: the order the
+/// unpacking of [`make_planes`] leaves them in (even lanes, then odd ones).
+const fn plane_lane(p: usize) -> usize {
+    if p < 16 { 2 * p } else { 2 * (p - 16) + 1 }
+}
+
+/// Writes the leading two octets (sign-flipped) of value `k`, which block row `row` starts,
+/// into [`Blocks::with_planes`]' planes, [`PLANE_LANES`] lanes a vector in [`plane_lane`]
+/// order. The lanes' first 32-bit words are interleaved down to one vector a 32 lanes, whose
+/// octets 0 and 1 are then shuffled apart.
+#[target_feature(enable = "avx2")]
+fn make_planes(row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
+    let split = _mm256_setr_epi8(
+        0, 4, 8, 12, 1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1, //
+        0, 4, 8, 12, 1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1,
+    );
+    let sign = _mm256_set1_epi8(i8::MIN);
+    let (chunks, _) = row.as_chunks::<PLANE_LANES>();
+    for (c, blocks) in chunks.iter().enumerate() {
+        let (pairs, _) = blocks.as_flattened().as_chunks::<32>();
+        // Register i: blocks 2i (low half) and 2i + 1 (high half).
+        let pair = |i: usize| load_bytes(&pairs[i]);
+        // Word 0 of blocks 4j, 4j + 2 (low half) and 4j + 1, 4j + 3 (high half) in words 0, 1.
+        let fours: [__m256i; 8] =
+            core::array::from_fn(|j| _mm256_unpacklo_epi32(pair(2 * j), pair(2 * j + 1)));
+        // Octets 0 then 1 of blocks 8m, 8m + 2, …, 8m + 6 (low half), 8m + 1, … (high half).
+        let eights: [__m256i; 4] = core::array::from_fn(|m| {
+            _mm256_shuffle_epi8(_mm256_unpacklo_epi64(fours[2 * m], fours[2 * m + 1]), split)
+        });
+        let low = _mm256_unpacklo_epi32(eights[0], eights[1]);
+        let high = _mm256_unpacklo_epi32(eights[2], eights[3]);
+        for (o, octet) in [
+            _mm256_unpacklo_epi64(low, high),
+            _mm256_unpackhi_epi64(low, high),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let (rows, _) = planes.as_chunks_mut::<4>();
+            store4(
+                &mut rows[(2 * c + o) * n + k],
+                _mm256_xor_si256(octet, sign),
+            );
+        }
+    }
+}
+
+/// Fast π(x) for the [`PLANE_LANES`] lanes of plane chunk `c`, one digit x each in `digits`,
+/// from the planes of the keys' two leading octets, 32 lanes a compare: the x-th key's first
+/// octet by a bitwise search, then its second among the keys that share the first (written
+/// into `narrowed`, the others as the largest octet). Each [`CHUNK`] of lanes whose keys of
+/// rank x are each the only key with their two octets gets its rows; the rest `None`.
+#[target_feature(enable = "avx2")]
+fn plane_search(
+    blocks: &Blocks<'_>,
+    planes: &[u64],
+    c: usize,
+    digits: &[u32; PLANE_LANES],
+    narrowed: &mut [u64],
+) -> [Option<[u32; CHUNK]>; PLANE_LANES / CHUNK] {
+    let n = blocks.layout.n as usize;
+    let (rows, _) = planes.as_chunks::<4>();
+    let (firsts, seconds) = rows[2 * c * n..][..2 * n].split_at(n);
+    let x = core::array::from_fn::<u8, PLANE_LANES, _>(|p| digits[plane_lane(p)] as u8);
+    // SAFETY: `x` is 32 readable bytes; the load is unaligned.
+    let x = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
+    let (first, below) = plane_octet(x, firsts);
+    let largest = _mm256_set1_epi8(i8::MAX);
+    let (narrowed, _) = narrowed[..4 * n].as_chunks_mut::<4>();
+    for (out, (one, two)) in narrowed.iter_mut().zip(firsts.iter().zip(seconds)) {
+        let same = _mm256_cmpeq_epi8(load_vector(one, 0), first);
+        store4(out, _mm256_blendv_epi8(largest, load_vector(two, 0), same));
+    }
+    let x = _mm256_sub_epi8(x, below);
+    let (second, _) = plane_octet(x, narrowed);
+    let (mut sharing, mut rows) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+    for (k, (one, two)) in firsts.iter().zip(seconds).enumerate() {
+        let hit = _mm256_and_si256(
+            _mm256_cmpeq_epi8(load_vector(one, 0), first),
+            _mm256_cmpeq_epi8(load_vector(two, 0), second),
+        );
+        sharing = _mm256_sub_epi8(sharing, hit);
+        rows = _mm256_or_si256(rows, _mm256_and_si256(hit, _mm256_set1_epi8(k as i8)));
+    }
+    let alone = _mm256_movemask_epi8(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1))) as u32;
+    let mut bytes = [0u8; PLANE_LANES];
+    // SAFETY: `bytes` is 32 writable bytes; the store is unaligned.
+    unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), rows) };
+    let mut found = [[0u32; CHUNK]; PLANE_LANES / CHUNK];
+    let mut settled = [true; PLANE_LANES / CHUNK];
+    for (p, &row) in bytes.iter().enumerate() {
+        let lane = plane_lane(p);
+        found[lane / CHUNK][lane % CHUNK] = u32::from(row);
+        settled[lane / CHUNK] &= alone >> p & 1 == 1;
+    }
+    core::array::from_fn(|chunk| settled[chunk].then_some(found[chunk]))
+}
+
+/// Each lane's largest octet (sign-flipped) with at most `x` of the lane's octets in `rows`
+/// (sign-flipped) below it, and how many are below it: a bitwise search, 32 lanes a compare.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn plane_octet(x: __m256i, rows: &[[u64; 4]]) -> (__m256i, __m256i) {
+    let zero = _mm256_setzero_si256();
+    let sign = _mm256_set1_epi8(i8::MIN);
+    let (fours, rest) = rows.as_chunks::<4>();
+    let (mut found, mut below) = (zero, zero);
+    for bit in (0..8).rev() {
+        let candidate = _mm256_or_si256(found, _mm256_set1_epi8((1u8 << bit) as i8));
+        let flipped = _mm256_xor_si256(candidate, sign);
+        let less = |row: &[u64; 4]| _mm256_cmpgt_epi8(flipped, load_vector(row, 0));
+        // Four sums, each its own register, so that no add waits on the one before.
+        let [mut a, mut b, mut c, mut d] = [zero; 4];
+        for [one, two, three, four] in fours {
+            a = _mm256_sub_epi8(a, less(one));
+            b = _mm256_sub_epi8(b, less(two));
+            c = _mm256_sub_epi8(c, less(three));
+            d = _mm256_sub_epi8(d, less(four));
+        }
+        for row in rest {
+            a = _mm256_sub_epi8(a, less(row));
+        }
+        let count = _mm256_add_epi8(_mm256_add_epi8(a, b), _mm256_add_epi8(c, d));
+        // Counts and digits are below 256: compared unsigned.
+        let at_most = _mm256_cmpeq_epi8(_mm256_min_epu8(count, x), count);
+        found = _mm256_blendv_epi8(found, candidate, at_most);
+        below = _mm256_blendv_epi8(below, count, at_most);
+    }
+    (_mm256_xor_si256(found, sign), below)
 }
 
 /// π(x) for every lane from its keys sorted: a sorting network over all `N` keys (the radix,

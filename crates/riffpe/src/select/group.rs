@@ -8,9 +8,11 @@
 //! every pass runs over the lanes innermost, so no loop carries a chain of dependent
 //! operations. Where each value starts a block (`bytes_per_value` a multiple of 16), the AES
 //! loop can make every value's key as it writes the block ([`make_row_keys`]), and the rows are
-//! then read from those keys ([`Blocks::with_keys`]). The engine uses this on x86-64 CPUs
-//! found at run time to have AVX-512 or AVX2 (`Kernel::detect`); the passes the compiler
-//! vectorized badly are written with their intrinsics (`avx512`, `avx2`). The portable passes in
+//! then read from those keys ([`Blocks::with_keys`]), or, for AVX2's forward pass above radix
+//! 16, only their two leading octets ([`Planes`], [`Blocks::with_planes`]). The engine uses
+//! this on x86-64 CPUs found at run time to have AVX-512 or AVX2 (`Kernel::detect`); the passes
+//! the compiler vectorized badly are written with their intrinsics (`avx512`, `avx2`). The
+//! portable passes in
 //! the tests are the reference those are tested against; the shared code here handles a group's
 //! last chunk of fewer than eight lanes.
 //!
@@ -59,6 +61,9 @@ pub(super) const BUCKET_SHIFT: u32 = 60;
 /// about once in 2 400 steps at radix 100, once in 5 at 200, every other step at 255.
 pub(super) const SMALL_BUCKET: usize = 16;
 
+/// Lanes whose leading octets lie side by side in [`Planes`]: one byte a lane of an AVX2 vector.
+pub(crate) const PLANE_LANES: usize = 32;
+
 /// Radices up to this one have their keys made as the AES loop writes the keystream
 /// ([`made_in_loop`]).
 pub(crate) const MADE_KEYS_MAX_RADIX: u32 = 256;
@@ -73,6 +78,8 @@ pub(crate) struct Blocks<'a> {
     /// Every value's key, if made as the keystream was ([`make_row_keys`]): key `k` of lane
     /// `l` at `k·lanes + l`.
     pub(super) keys: Option<&'a [u64]>,
+    /// Every value's two leading octets, if made as the keystream was ([`Planes`]).
+    pub(super) planes: Option<&'a [u64]>,
 }
 
 impl<'a> Blocks<'a> {
@@ -85,6 +92,18 @@ impl<'a> Blocks<'a> {
             lanes,
             layout,
             keys: None,
+            planes: None,
+        }
+    }
+
+    /// The same keystream with every value's two leading octets made into `planes` by
+    /// [`Planes::make`], which AVX2's forward pass then searches first.
+    #[inline(always)]
+    pub fn with_planes(self, planes: &'a [u64]) -> Self {
+        debug_assert!(planes.len() >= Planes::words(self.layout.n, self.lanes));
+        Blocks {
+            planes: Some(planes),
+            ..self
         }
     }
 
@@ -242,6 +261,41 @@ pub(crate) fn make_row_keys(layout: &KeyLayout, j: usize, row: &[[u8; 16]], keys
         let k = j / blocks_per_value;
         for (key, block) in keys[k * row.len()..][..row.len()].iter_mut().zip(row) {
             *key = layout.key_from_lead(halves(block).0, k);
+        }
+    }
+}
+
+/// The instruction set that makes [`Planes`]: AVX2's, where it exists.
+#[cfg(target_arch = "x86_64")]
+type PlaneIsa = super::avx2::Avx2;
+#[cfg(not(target_arch = "x86_64"))]
+type PlaneIsa = core::convert::Infallible;
+
+/// Proof that a step's forward pass searches the keys' two leading octets laid out as planes,
+/// which the AES loop makes from the blocks it writes (`Kernel::planes`): octet `o` of value
+/// `k` of the lanes from `32c` on, [`PLANE_LANES`] to a vector, at vector `(2c + o)·n + k`.
+/// A lane's byte there is an eighth of the key [`make_row_keys`] writes, so the planes of 64
+/// lanes stay in L1 where their keys would not.
+#[derive(Clone, Copy)]
+pub(crate) struct Planes(pub(super) PlaneIsa);
+
+impl Planes {
+    /// Words of the planes of radix `n` and `lanes` lanes.
+    pub(crate) fn words(n: u32, lanes: usize) -> usize {
+        2 * n as usize * lanes / 8
+    }
+
+    /// Makes the planes of the value that block row `j` (one block a lane, `row.len()` a
+    /// multiple of [`PLANE_LANES`]) starts, if one does; for steps [`made_in_loop`].
+    #[inline(always)]
+    pub(crate) fn make(self, layout: &KeyLayout, j: usize, row: &[[u8; 16]], planes: &mut [u64]) {
+        let blocks_per_value = layout.bytes_per_value() / 16;
+        if j.is_multiple_of(blocks_per_value) {
+            #[cfg(target_arch = "x86_64")]
+            self.0
+                .make_planes(row, j / blocks_per_value, layout.n as usize, planes);
+            #[cfg(not(target_arch = "x86_64"))]
+            match (self.0, row, planes) {}
         }
     }
 }

@@ -26,6 +26,9 @@
 //! compare). The AVX2 kernels read their keys from those the AES loop made while the blocks
 //! were still in registers, where each value starts a block and the radix is at most 256
 //! (`group::made_in_loop`), if the scratch has room for them (`Fpe::lockstep_scratch_size`).
+//! AVX2's fast forward pass above radix 16, with 32 or 64 lanes, reads only the keys' two
+//! leading octets instead, which the AES loop lays out one byte a lane (`group::Planes`): an
+//! eighth of the keys' bytes, searched 32 lanes to a compare.
 //!
 //! Constant-time π of one message ranks the keys as they arrive (four at a time) below radix
 //! 128 and searches for the key of rank x after the chain from there on (`constant_time`; up to
@@ -199,6 +202,31 @@ impl Kernel {
     /// loop, where the step allows it ([`group::made_in_loop`]), rather than made from the
     /// stored keystream: the AVX2 passes. The AVX-512 and 128-bit passes build their rows from
     /// the keystream.
+    /// Whether a step of radix `n` with `lanes` lanes (a whole group) has its keys' two
+    /// leading octets made as planes in the AES loop, for AVX2's forward pass above radix
+    /// [`group::SMALL_RADIX`]: that pass reads them in place of the keys.
+    #[inline]
+    pub(crate) fn planes(self, forward: bool, n: u32, lanes: usize) -> Option<group::Planes> {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Group(group) => match group.isa(forward) {
+                GroupIsa::Avx2(avx2)
+                    if forward
+                        && n as usize > group::SMALL_RADIX
+                        && n <= group::MAX_RADIX
+                        && lanes.is_multiple_of(group::PLANE_LANES) =>
+                {
+                    Some(group::Planes(avx2))
+                }
+                _ => None,
+            },
+            _ => {
+                let _ = (forward, n, lanes);
+                None
+            }
+        }
+    }
+
     #[inline]
     pub(crate) fn reads_made_keys(self, forward: bool) -> bool {
         match self {
@@ -298,6 +326,8 @@ impl Group {
 
     /// π(x) for every lane: `digits[l]` is lane `l`'s x, replaced by its π(x).
     #[inline(always)]
+    // Elsewhere no `Group` exists: its instruction set is uninhabited.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unreachable_code))]
     pub(crate) fn forward(
         self,
         blocks: &group::Blocks<'_>,
@@ -316,6 +346,8 @@ impl Group {
 
     /// π⁻¹(k) for every lane: `digits[l]` is lane `l`'s k, replaced by its rank.
     #[inline(always)]
+    // Elsewhere no `Group` exists: its instruction set is uninhabited.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unreachable_code))]
     pub(crate) fn inverse(
         self,
         blocks: &group::Blocks<'_>,

@@ -273,6 +273,22 @@ mod group {
 
     type Select<'a> = &'a dyn Fn(&Blocks<'_>, Work<'_>, &mut [u32]);
 
+    /// What the AES loop made besides the keystream.
+    #[derive(Clone, Copy, Debug)]
+    enum Made {
+        Not,
+        Keys,
+        Planes,
+    }
+
+    /// What makes [`Planes`] on this CPU, if it has AVX2.
+    fn plane_isa() -> Option<Planes> {
+        #[cfg(target_arch = "x86_64")]
+        return crate::select::avx2::Avx2::detect().map(Planes);
+        #[cfg(not(target_arch = "x86_64"))]
+        None
+    }
+
     fn check(
         (lanes, n, b, bytes, digits): &(usize, usize, usize, Vec<u8>, Vec<u32>),
         paths: &[(&str, Select<'_>, bool)],
@@ -286,16 +302,35 @@ mod group {
                 make_row_keys(&layout, j, row, &mut made);
             }
         }
+        // And the keys' leading octets as planes, where AVX2's forward pass would read them.
+        let planes = plane_isa().filter(|_| {
+            made_in_loop(&layout)
+                && lanes.is_multiple_of(PLANE_LANES)
+                && (SMALL_RADIX + 1..=MAX_RADIX as usize).contains(n)
+        });
+        let mut octets = std::vec![0u64; Planes::words(*n as u32, *lanes)];
+        for (j, row) in rows.chunks_exact(*lanes).enumerate() {
+            if let Some(planes) = planes
+                && j < (*n * *b).div_ceil(16)
+            {
+                planes.make(&layout, j, row, &mut octets);
+            }
+        }
         let mut keys = std::vec![0u64; Work::words(*n as u32)];
-        let with_made = [false, true]
+        let made_where = [Made::Not, Made::Keys, Made::Planes]
             .into_iter()
-            .filter(|&m| !m || made_in_loop(&layout));
+            .filter(|m| match m {
+                Made::Not => true,
+                Made::Keys => made_in_loop(&layout),
+                Made::Planes => planes.is_some(),
+            });
         for (with_made, &(name, select, forward)) in
-            with_made.flat_map(|m| paths.iter().map(move |p| (m, p)))
+            made_where.flat_map(|m| paths.iter().map(move |p| (m, p)))
         {
             let blocks = match with_made {
-                true => Blocks::new(bytes, *lanes, layout).with_keys(&made),
-                false => Blocks::new(bytes, *lanes, layout),
+                Made::Keys => Blocks::new(bytes, *lanes, layout).with_keys(&made),
+                Made::Planes => Blocks::new(bytes, *lanes, layout).with_planes(&octets),
+                Made::Not => Blocks::new(bytes, *lanes, layout),
             };
             // As the engine calls them: one digit per lane at the front of a column of
             // MAX_LANES, the rest left alone.
@@ -314,7 +349,7 @@ mod group {
                 prop_assert_eq!(
                     out[lane],
                     expected,
-                    "{} lane {} of {}, n {}, b {}, keys made in the loop: {}",
+                    "{} lane {} of {}, n {}, b {}, made in the loop: {:?}",
                     name,
                     lane,
                     lanes,

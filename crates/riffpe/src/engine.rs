@@ -523,9 +523,9 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             // keystream (kept for ties).
             let whole = lanes == B::ParBlocksSize::USIZE && group::made_in_loop(&keyed);
             let room = |words: usize| self.keys.len() >= words + Work::words(n);
-            // Or, for AVX2's forward pass above radix 16, only their two leading octets.
+            // Or, above radix 16 where AVX2 runs, only their two leading octets.
             let planes = match whole {
-                true => self.layout.kernel.planes(forward, n, lanes),
+                true => self.layout.kernel.planes(n, lanes),
                 false => None,
             }
             .filter(|_| room(Planes::words(n, lanes)));

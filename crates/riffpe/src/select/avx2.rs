@@ -78,6 +78,17 @@ impl Avx2 {
         unsafe { make_planes(row, k, n, planes) }
     }
 
+    /// π⁻¹ from the planes of the keys' two leading octets ([`plane_rank`]), for every lane
+    /// (a multiple of [`PLANE_LANES`]).
+    #[inline(always)]
+    pub(super) fn inverse_planes(self, blocks: &Blocks<'_>, planes: &[u64], digits: &mut [u32]) {
+        let (chunks, _) = digits[..blocks.lanes].as_chunks_mut::<PLANE_LANES>();
+        for (c, digits) in chunks.iter_mut().enumerate() {
+            // SAFETY: as for `forward`.
+            unsafe { plane_rank(blocks, planes, c, digits) }
+        }
+    }
+
     #[inline(always)]
     pub(super) fn inverse(self, blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
         // SAFETY: as for `forward`.
@@ -304,6 +315,53 @@ fn plane_search(
         settled[lane / CHUNK] &= alone >> p & 1 == 1;
     }
     core::array::from_fn(|chunk| settled[chunk].then_some(found[chunk]))
+}
+
+/// Fast π⁻¹(x) for the [`PLANE_LANES`] lanes of plane chunk `c`, one digit x each in
+/// `digits`: each lane's keys below key x by their two leading octets (the planes), 32 lanes to
+/// a compare; a lane where another key shares key x's octets is ranked in full instead.
+#[target_feature(enable = "avx2")]
+fn plane_rank(blocks: &Blocks<'_>, planes: &[u64], c: usize, digits: &mut [u32; PLANE_LANES]) {
+    let n = blocks.layout.n as usize;
+    let (rows, _) = planes.as_chunks::<4>();
+    let (firsts, seconds) = rows[2 * c * n..][..2 * n].split_at(n);
+    // Each lane's octet of row x: byte p of a vector is byte p mod 8 of its word p / 8.
+    let x: [usize; PLANE_LANES] = core::array::from_fn(|p| digits[plane_lane(p)] as usize);
+    let pivot = |rows: &[[u64; 4]]| {
+        let bytes: [u8; PLANE_LANES] =
+            core::array::from_fn(|p| (rows[x[p]][p / 8] >> (8 * (p % 8))) as u8);
+        // SAFETY: `bytes` is 32 readable bytes; the load is unaligned.
+        unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) }
+    };
+    let (one, two) = (pivot(firsts), pivot(seconds));
+    let (mut below, mut sharing) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+    for (first, second) in firsts.iter().zip(seconds) {
+        let (first, second) = (load_vector(first, 0), load_vector(second, 0));
+        let same = _mm256_cmpeq_epi8(first, one);
+        let less = _mm256_or_si256(
+            _mm256_cmpgt_epi8(one, first),
+            _mm256_and_si256(same, _mm256_cmpgt_epi8(two, second)),
+        );
+        below = _mm256_sub_epi8(below, less);
+        sharing = _mm256_sub_epi8(
+            sharing,
+            _mm256_and_si256(same, _mm256_cmpeq_epi8(second, two)),
+        );
+    }
+    // Key x itself is the one sharing its octets, unless others do too.
+    let alone = _mm256_movemask_epi8(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1))) as u32;
+    let mut counts = [0u8; PLANE_LANES];
+    // SAFETY: `counts` is 32 writable bytes; the store is unaligned.
+    unsafe { _mm256_storeu_si256(counts.as_mut_ptr().cast(), below) };
+    for (p, &count) in counts.iter().enumerate() {
+        let lane = plane_lane(p);
+        digits[lane] = if alone >> p & 1 == 1 {
+            u32::from(count)
+        } else {
+            let lane = c * PLANE_LANES + lane;
+            rank_exact(blocks, lane, blocks.key(lane, x[p]))
+        };
+    }
 }
 
 /// Each lane's largest octet (sign-flipped) with at most `x` of the lane's octets in `rows`

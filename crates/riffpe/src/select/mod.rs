@@ -203,25 +203,23 @@ impl Kernel {
     /// stored keystream: the AVX2 passes. The AVX-512 and 128-bit passes build their rows from
     /// the keystream.
     /// Whether a step of radix `n` with `lanes` lanes (a whole group) has its keys' two
-    /// leading octets made as planes in the AES loop, for AVX2's forward pass above radix
-    /// [`group::SMALL_RADIX`]: that pass reads them in place of the keys.
+    /// leading octets made as planes in the AES loop: above radix [`group::SMALL_RADIX`], where
+    /// π runs AVX2's passes (every CPU with AVX2), both directions read them first.
     #[inline]
-    pub(crate) fn planes(self, forward: bool, n: u32, lanes: usize) -> Option<group::Planes> {
+    pub(crate) fn planes(self, n: u32, lanes: usize) -> Option<group::Planes> {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Kernel::Group(group) => match group.isa(forward) {
-                GroupIsa::Avx2(avx2)
-                    if forward
-                        && n as usize > group::SMALL_RADIX
-                        && n <= group::MAX_RADIX
-                        && lanes.is_multiple_of(group::PLANE_LANES) =>
-                {
-                    Some(group::Planes(avx2))
-                }
-                _ => None,
-            },
+            Kernel::Group(Group {
+                forward: GroupIsa::Avx2(avx2),
+                ..
+            }) if n as usize > group::SMALL_RADIX
+                && n <= group::MAX_RADIX
+                && lanes.is_multiple_of(group::PLANE_LANES) =>
+            {
+                Some(group::Planes(avx2))
+            }
             _ => {
-                let _ = (forward, n, lanes);
+                let _ = (n, lanes);
                 None
             }
         }
@@ -356,6 +354,11 @@ impl Group {
     ) {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (blocks, work, digits);
+        // Planes are made only where π runs AVX2's passes (`Kernel::planes`).
+        #[cfg(target_arch = "x86_64")]
+        if let (GroupIsa::Avx2(avx2), Some(planes)) = (self.forward, blocks.planes) {
+            return avx2.inverse_planes(blocks, planes, digits);
+        }
         match self.isa(false) {
             #[cfg(target_arch = "x86_64")]
             GroupIsa::Avx512(isa) => isa.inverse(blocks, work, digits),

@@ -8,13 +8,12 @@
 //! every pass runs over the lanes innermost, so no loop carries a chain of dependent
 //! operations. Where each value starts a block (`bytes_per_value` a multiple of 16), the AES
 //! loop can make every value's key as it writes the block ([`make_row_keys`]), and the rows are
-//! then read from those keys ([`Blocks::with_keys`]), or, for AVX2's forward pass above radix
-//! 16, only their two leading octets ([`Planes`], [`Blocks::with_planes`]). The engine uses
-//! this on x86-64 CPUs found at run time to have AVX-512 or AVX2 (`Kernel::detect`); the passes
-//! the compiler vectorized badly are written with their intrinsics (`avx512`, `avx2`). The
-//! portable passes in
-//! the tests are the reference those are tested against; the shared code here handles a group's
-//! last chunk of fewer than eight lanes.
+//! then read from those keys ([`Blocks::with_keys`]), or, for AVX2's passes above radix 16,
+//! only their two leading octets ([`Planes`], [`Blocks::with_planes`]). The engine uses this
+//! on x86-64 CPUs found at run time to have AVX-512 or AVX2 (`Kernel::detect`); the passes the
+//! compiler vectorized badly are written with their intrinsics (`avx512`, `avx2`). The portable
+//! passes in the tests are the reference those are tested against; the shared code here
+//! handles a group's last chunk of fewer than eight lanes.
 //!
 //! - Inverse (decryption): the rows, then one pass counts, per lane, the keys below the lane's
 //!   pivot.
@@ -97,7 +96,7 @@ impl<'a> Blocks<'a> {
     }
 
     /// The same keystream with every value's two leading octets made into `planes` by
-    /// [`Planes::make`], which AVX2's forward pass then searches first.
+    /// [`Planes::make`], which AVX2's passes then search first.
     #[inline(always)]
     pub fn with_planes(self, planes: &'a [u64]) -> Self {
         debug_assert!(planes.len() >= Planes::words(self.layout.n, self.lanes));
@@ -271,7 +270,7 @@ type PlaneIsa = super::avx2::Avx2;
 #[cfg(not(target_arch = "x86_64"))]
 type PlaneIsa = core::convert::Infallible;
 
-/// Proof that a step's forward pass searches the keys' two leading octets laid out as planes,
+/// Proof that a step's passes search the keys' two leading octets laid out as planes,
 /// which the AES loop makes from the blocks it writes (`Kernel::planes`): octet `o` of value
 /// `k` of the lanes from `32c` on, [`PLANE_LANES`] to a vector, at vector `(2c + o)·n + k`.
 /// A lane's byte there is an eighth of the key [`make_row_keys`] writes, so the planes of 64

@@ -26,9 +26,9 @@
 //! compare). The AVX2 kernels read their keys from those the AES loop made while the blocks
 //! were still in registers, where each value starts a block and the radix is at most 256
 //! (`group::made_in_loop`), if the scratch has room for them (`Fpe::lockstep_scratch_size`).
-//! AVX2's fast forward pass above radix 16, with 32 or 64 lanes, reads only the keys' two
-//! leading octets instead, which the AES loop lays out one byte a lane (`group::Planes`): an
-//! eighth of the keys' bytes, searched 32 lanes to a compare.
+//! Above radix 16, with 32 or 64 lanes, AVX2's fast passes both ways (π⁻¹ too where AVX-512
+//! runs) read only the keys' two leading octets instead, which the AES loop lays out one byte a
+//! lane (`group::Planes`): an eighth of the keys' bytes, searched 32 lanes to a compare.
 //!
 //! Constant-time π of one message ranks the keys as they arrive (four at a time) below radix
 //! 128 and searches for the key of rank x after the chain from there on (`constant_time`; up to
@@ -198,10 +198,6 @@ impl Kernel {
         }
     }
 
-    /// Whether the kernel's rows for π (`forward`) or π⁻¹ are read from keys made in the AES
-    /// loop, where the step allows it ([`group::made_in_loop`]), rather than made from the
-    /// stored keystream: the AVX2 passes. The AVX-512 and 128-bit passes build their rows from
-    /// the keystream.
     /// Whether a step of radix `n` with `lanes` lanes (a whole group) has its keys' two
     /// leading octets made as planes in the AES loop: above radix [`group::SMALL_RADIX`], where
     /// π runs AVX2's passes (every CPU with AVX2), both directions read them first.
@@ -225,6 +221,10 @@ impl Kernel {
         }
     }
 
+    /// Whether the kernel's rows for π (`forward`) or π⁻¹ are read from keys made in the AES
+    /// loop, where the step allows it ([`group::made_in_loop`]), rather than made from the
+    /// stored keystream: the AVX2 passes. The AVX-512 and 128-bit passes build their rows from
+    /// the keystream.
     #[inline]
     pub(crate) fn reads_made_keys(self, forward: bool) -> bool {
         match self {

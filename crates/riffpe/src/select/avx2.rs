@@ -227,7 +227,7 @@ const fn plane_lane(p: usize) -> usize {
 
 /// Writes the leading two octets (sign-flipped) of value `k`, which block row `row` starts,
 /// into [`Blocks::with_planes`]' planes, [`PLANE_LANES`] lanes a vector in [`plane_lane`]
-/// order. The lanes' first 32-bit words are interleaved down to one vector a 32 lanes, whose
+/// order. The lanes' first 32-bit words are interleaved down to one vector per 32 lanes, whose
 /// octets 0 and 1 are then shuffled apart.
 #[target_feature(enable = "avx2")]
 fn make_planes(row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {

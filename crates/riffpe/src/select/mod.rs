@@ -11,9 +11,10 @@
 //! and forward gathers the one bucket in a pass over the keys; inverse (π⁻¹) counts the keys
 //! below one key in a single branch-free pass. On x86-64 with AVX2 and radices up to 256, the
 //! group kernel does this for eight lanes at a time; with AVX-512 too, inverse runs on it up to
-//! radix 255 and forward stays on AVX2's passes, faster there on the Xeon measured. With AVX2,
-//! the passes up to radix 16 use 32-bit keys, eight lanes to a vector (a tie of their fewer
-//! leading bits is compared in full), and forward sorts each lane's keys by a network; above
+//! radix 255 where no planes are made (below), and forward stays on AVX2's passes (BENCHMARKS.md
+//! compares them). With AVX2, the passes up to radix 16 use 32-bit keys, eight lanes to a
+//! vector (a tie of their fewer leading bits is compared in full), and forward sorts each
+//! lane's keys by a network; above
 //! radix 16, forward searches the keys' two leading octets as the constant-time search does,
 //! stopping there once every lane's answer is the only key with its leading octets (else the
 //! search goes on).
@@ -286,9 +287,9 @@ pub(crate) struct Group {
 
 impl Group {
     /// The group kernel for radices up to `max_radix` on this CPU. π runs AVX2's passes
-    /// wherever the CPU has AVX2, AVX-512 included: on an Intel Xeon with AVX-512 their narrow
-    /// keys and octet search beat AVX-512's count of buckets and gather of one at every radix
-    /// measured (BENCHMARKS.md). π⁻¹, one pass of compares, runs the widest vectors.
+    /// wherever the CPU has AVX2, AVX-512 included, rather than AVX-512's count of buckets and
+    /// gather of one (BENCHMARKS.md compares the two). π⁻¹, one pass of compares, runs the
+    /// widest vectors, except over planes ([`Kernel::planes`]), which AVX2's passes read.
     fn detect(max_radix: u32) -> Option<Group> {
         let [avx512, avx2] = GroupIsa::available();
         let reaches = |isa: &GroupIsa| max_radix <= isa.max_radix();

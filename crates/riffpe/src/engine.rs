@@ -525,7 +525,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             let room = |words: usize| self.keys.len() >= words + Work::words(n);
             // Or, above radix 16 where AVX2 runs, only their two leading octets.
             let planes = match whole {
-                true => self.layout.kernel.planes(n, lanes),
+                true => self.layout.kernel.planes(n, lanes, forward),
                 false => None,
             }
             .filter(|_| room(Planes::words(n, lanes)));

@@ -13,13 +13,17 @@
 //! ([`plane_search`]), and only the chunks it leaves go on as above. The constant-time forward
 //! ([`search_octets_constant_time`]) searches two or three leading octets, then gathers the
 //! keys that share them and ranks them against each other ([`search_gathered`]), unless more
-//! share them than are gathered (then it searches all octets too).
+//! share them than are gathered (then it searches all octets too); over planes, it searches
+//! their two octets and ranks the keys that share them by their leading words, read in a pass
+//! over every value ([`plane_forward_constant_time`]).
 
 use core::arch::x86_64::*;
 
 use super::KeyLayout;
+use super::avx512::Avx512;
 use super::group::{
-    Blocks, CHUNK, PLANE_LANES, SMALL_RADIX, Work, found_digits, rank_digits, rank_exact, sort16,
+    Blocks, CHUNK, Gathered, PLANE_GATHERED, PLANE_GATHERED_WIDE, PLANE_LANES, SMALL_RADIX, Work,
+    found_digits, rank_digits, rank_exact, sort16,
 };
 
 /// `pass::<N>(blocks, work, digits)` of the step's radix `N`, up to [`SMALL_RADIX`]: each
@@ -115,6 +119,39 @@ impl Avx2 {
         }
     }
 
+    /// [`plane_ranked`] of plane chunk `c`: each [`CHUNK`]'s keys of rank x and ties, `None`
+    /// where a lane has more keys that share its two octets than are gathered.
+    #[cfg(test)]
+    pub(super) fn plane_ranked(
+        self,
+        blocks: &Blocks<'_>,
+        work: Work<'_>,
+        c: usize,
+        digits: &[u32; PLANE_LANES],
+        wide: Option<Avx512>,
+    ) -> [Option<([u64; CHUNK], u32)>; PLANE_LANES / CHUNK] {
+        let planes = blocks.planes.unwrap_or_default();
+        let quads = work.quads();
+        let n = blocks.layout.n as usize;
+        let (most, (by_lane, ranked)) = if n <= GATHER_AFTER_TWO_MAX_RADIX {
+            // SAFETY: as for `forward`.
+            let ranked =
+                unsafe { plane_ranked::<PLANE_GATHERED>(blocks, planes, c, digits, quads, wide) };
+            (PLANE_GATHERED, ranked)
+        } else {
+            // SAFETY: as for `forward`.
+            let ranked = unsafe {
+                plane_ranked::<PLANE_GATHERED_WIDE>(blocks, planes, c, digits, quads, wide)
+            };
+            (PLANE_GATHERED_WIDE, ranked)
+        };
+        core::array::from_fn(|chunk| {
+            let lanes = &by_lane[chunk * CHUNK..][..CHUNK];
+            let gathered = lanes.iter().all(|lane| lane.count as usize <= most);
+            gathered.then_some(ranked[chunk])
+        })
+    }
+
     /// [`search_gathered`] of the chunk of lanes from `first` on.
     #[cfg(test)]
     pub(super) fn search_gathered(
@@ -142,8 +179,10 @@ impl Avx2 {
     }
 
     /// π when `forward` (up to radix [`SMALL_RADIX`] by [`forward_small`], which sorts every
-    /// lane's keys by a network of fixed pairs; above it by [`forward_constant_time_avx2`]),
-    /// else π⁻¹ by [`inverse_constant_time_avx2`]: the constant-time passes.
+    /// lane's keys by a network of fixed pairs; above it by [`forward_planes_constant_time`]
+    /// where the AES loop made planes, with AVX-512's ranking if `wide`, else by
+    /// [`forward_constant_time_avx2`]), else π⁻¹ by [`inverse_constant_time_avx2`]: the
+    /// constant-time passes.
     #[inline(always)]
     pub(super) fn select_constant_time(
         self,
@@ -151,10 +190,14 @@ impl Avx2 {
         work: Work<'_>,
         digits: &mut [u32],
         forward: bool,
+        wide: Option<Avx512>,
     ) {
         if forward && blocks.layout.n as usize <= SMALL_RADIX {
             // SAFETY: as for `forward`.
             unsafe { by_radix!(forward_small(blocks, work, digits)) }
+        } else if let (true, Some(planes)) = (forward, blocks.planes) {
+            // SAFETY: as for `forward`.
+            unsafe { forward_planes_constant_time(blocks, planes, work, digits, wide) }
         } else if forward {
             // SAFETY: as for `forward`.
             unsafe { forward_constant_time_avx2(blocks, work, digits) }
@@ -362,6 +405,251 @@ fn plane_rank(blocks: &Blocks<'_>, planes: &[u64], c: usize, digits: &mut [u32; 
             rank_exact(blocks, lane, blocks.key(lane, x[p]))
         };
     }
+}
+
+/// Constant-time π(x) for every lane (a multiple of [`PLANE_LANES`]) from the planes of the
+/// keys' two leading octets: [`plane_forward_constant_time`], each plane chunk in turn.
+#[target_feature(enable = "avx2")]
+fn forward_planes_constant_time(
+    blocks: &Blocks<'_>,
+    planes: &[u64],
+    work: Work<'_>,
+    digits: &mut [u32],
+    wide: Option<Avx512>,
+) {
+    let quads = work.quads();
+    let (chunks, _) = digits[..blocks.lanes].as_chunks_mut::<PLANE_LANES>();
+    for (c, digits) in chunks.iter_mut().enumerate() {
+        if blocks.layout.n as usize <= GATHER_AFTER_TWO_MAX_RADIX {
+            let (d, q) = (&mut *digits, &mut *quads);
+            plane_forward_constant_time::<PLANE_GATHERED>(blocks, planes, c, d, q, wide);
+        } else {
+            let (d, q) = (&mut *digits, &mut *quads);
+            plane_forward_constant_time::<PLANE_GATHERED_WIDE>(blocks, planes, c, d, q, wide);
+        }
+    }
+}
+
+/// Constant-time π(x) for the [`PLANE_LANES`] lanes of plane chunk `c`, one digit x each in
+/// `digits`: the x-th key's two octets searched for over the planes, 32 lanes to a compare, the
+/// (at most `S`) keys that share them gathered by index ([`plane_gather`]), and their leading
+/// words read from the keystream and ranked against each other, four lanes to a vector
+/// ([`rank_gathered`]), or with AVX-512 (`wide`) eight, their indices read with the words. A
+/// [`CHUNK`] of lanes where more keys share a lane's two octets runs the constant-time search
+/// over all octets instead ([`search_octets_constant_time`]).
+#[target_feature(enable = "avx2")]
+fn plane_forward_constant_time<const S: usize>(
+    blocks: &Blocks<'_>,
+    planes: &[u64],
+    c: usize,
+    digits: &mut [u32; PLANE_LANES],
+    quads: &mut [[u64; 4 * CHUNK]],
+    wide: Option<Avx512>,
+) {
+    let (by_lane, ranked) = plane_ranked::<S>(blocks, planes, c, digits, quads, wide);
+    let (eights, _) = by_lane.as_chunks::<CHUNK>();
+    for ((chunk, digits), lanes) in digits.chunks_exact_mut(CHUNK).enumerate().zip(eights) {
+        let first = c * PLANE_LANES + chunk * CHUNK;
+        let found = ranked[chunk];
+        // The documented exception: this branch depends on how many keys share two octets.
+        let found = if lanes.iter().any(|lane| lane.count as usize > S) {
+            search_octets_constant_time(blocks, quads, first, digits)
+        } else {
+            found
+        };
+        found_digits(blocks, first, found, quads.as_flattened_mut(), digits);
+    }
+}
+
+/// Each lane's [`Gathered`] and each [`CHUNK`]'s keys of rank x and ties, as
+/// [`plane_forward_constant_time`] finds them before it picks the digits (where no lane has
+/// more than `S` keys that share its two octets).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn plane_ranked<const S: usize>(
+    blocks: &Blocks<'_>,
+    planes: &[u64],
+    c: usize,
+    digits: &[u32; PLANE_LANES],
+    quads: &mut [[u64; 4 * CHUNK]],
+    wide: Option<Avx512>,
+) -> (
+    [Gathered; PLANE_LANES],
+    [([u64; CHUNK], u32); PLANE_LANES / CHUNK],
+) {
+    let mut hits = [0u32; 256];
+    let hits = &mut hits[..blocks.layout.n as usize];
+    let narrowed = quads.as_flattened_mut();
+    match wide {
+        // AVX-512's ranking reads each key's index with its word: none are gathered here.
+        Some(avx512) => {
+            let by_lane = by_lane(plane_gather::<0>(blocks, planes, c, digits, narrowed, hits));
+            let ranked = avx512.rank_planes::<S>(blocks, c * PLANE_LANES, hits, &by_lane);
+            (by_lane, ranked)
+        }
+        None => {
+            let by_lane = by_lane(plane_gather::<S>(blocks, planes, c, digits, narrowed, hits));
+            let (fours, _) = by_lane.as_chunks::<4>();
+            let ranked = core::array::from_fn::<_, 8, _>(|g| {
+                rank_gathered::<S>(blocks, c * PLANE_LANES + 4 * g, &fours[g])
+            });
+            let ranked = core::array::from_fn(|chunk| {
+                let [(low, low_ties), (high, high_ties)] =
+                    [ranked[2 * chunk], ranked[2 * chunk + 1]];
+                let keys = core::array::from_fn(|l| if l < 4 { low[l] } else { high[l - 4] });
+                (keys, low_ties | high_ties << 4)
+            });
+            (by_lane, ranked)
+        }
+    }
+}
+
+/// What [`plane_gather`] found, in plane order, as each lane's [`Gathered`].
+#[inline]
+fn by_lane<const G: usize>(
+    (indices, rank, count): ([[u8; PLANE_LANES]; G], [u8; PLANE_LANES], [u8; PLANE_LANES]),
+) -> [Gathered; PLANE_LANES] {
+    let mut by_lane = [Gathered::default(); PLANE_LANES];
+    for p in 0..PLANE_LANES {
+        let lane = &mut by_lane[plane_lane(p)];
+        for (index, slot) in lane.indices.iter_mut().zip(&indices) {
+            *index = slot[p];
+        }
+        (lane.rank, lane.count) = (rank[p], count[p]);
+    }
+    by_lane
+}
+
+/// For the [`PLANE_LANES`] lanes of plane chunk `c`, in plane order ([`plane_lane`]), with no
+/// branch or address that depends on the keys or the digits: the indices of the keys that
+/// share the two octets of each lane's key of rank x (the first `G` of them in index order,
+/// 255 past the last), the x-th key's rank among them, and how many there are; and in
+/// `hits[k]`, the lanes (bit p) whose key k shares them. The octets are searched for as by
+/// [`plane_search`] (`narrowed` its scratch).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn plane_gather<const G: usize>(
+    blocks: &Blocks<'_>,
+    planes: &[u64],
+    c: usize,
+    digits: &[u32; PLANE_LANES],
+    narrowed: &mut [u64],
+    hits: &mut [u32],
+) -> ([[u8; PLANE_LANES]; G], [u8; PLANE_LANES], [u8; PLANE_LANES]) {
+    let n = blocks.layout.n as usize;
+    let (rows, _) = planes.as_chunks::<4>();
+    let (firsts, seconds) = rows[2 * c * n..][..2 * n].split_at(n);
+    let x = core::array::from_fn::<u8, PLANE_LANES, _>(|p| digits[plane_lane(p)] as u8);
+    // SAFETY: `x` is 32 readable bytes; the load is unaligned.
+    let x = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
+    let (first, below) = plane_octet(x, firsts);
+    let largest = _mm256_set1_epi8(i8::MAX);
+    let (narrowed, _) = narrowed[..4 * n].as_chunks_mut::<4>();
+    for (out, (one, two)) in narrowed.iter_mut().zip(firsts.iter().zip(seconds)) {
+        let same = _mm256_cmpeq_epi8(load_vector(one, 0), first);
+        store4(out, _mm256_blendv_epi8(largest, load_vector(two, 0), same));
+    }
+    let x = _mm256_sub_epi8(x, below);
+    let (second, below) = plane_octet(x, narrowed);
+    let rank = _mm256_sub_epi8(x, below);
+    let (mut indices, mut count) = ([_mm256_set1_epi8(-1); G], _mm256_setzero_si256());
+    for (k, ((one, two), bits)) in firsts.iter().zip(seconds).zip(hits).enumerate() {
+        let hit = _mm256_and_si256(
+            _mm256_cmpeq_epi8(load_vector(one, 0), first),
+            _mm256_cmpeq_epi8(load_vector(two, 0), second),
+        );
+        *bits = _mm256_movemask_epi8(hit) as u32;
+        let index = _mm256_set1_epi8(k as i8);
+        for (s, slot) in indices.iter_mut().enumerate() {
+            let here = _mm256_cmpeq_epi8(count, _mm256_set1_epi8(s as i8));
+            *slot = _mm256_blendv_epi8(*slot, index, _mm256_and_si256(hit, here));
+        }
+        count = _mm256_sub_epi8(count, hit);
+    }
+    let bytes = |v: __m256i| {
+        let mut bytes = [0u8; PLANE_LANES];
+        // SAFETY: `bytes` is 32 writable bytes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), v) };
+        bytes
+    };
+    (indices.map(bytes), bytes(rank), bytes(count))
+}
+
+/// The key of each of the four lanes from `first` on that [`Gathered`] describes (of its rank
+/// among the gathered keys), and the lanes (bit `i` for lane `first + i`) where two of those
+/// keys tie their leading bits. Each key's leading word is read from the keystream by a pass over
+/// every value, kept where its index is one of the lane's: no address depends on the indices.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn rank_gathered<const S: usize>(
+    blocks: &Blocks<'_>,
+    first: usize,
+    lanes: &[Gathered; 4],
+) -> ([u64; 4], u32) {
+    // The unpacking below leaves lanes 0, 2, 1, 3 in the words of a vector.
+    const ORDER: [usize; 4] = [0, 2, 1, 3];
+    let layout = &blocks.layout;
+    let of = |byte: &dyn Fn(&Gathered) -> u8| {
+        let [a, b, c, d] = ORDER.map(|l| i64::from(byte(&lanes[l])));
+        _mm256_setr_epi64x(a, b, c, d)
+    };
+    let indices: [__m256i; S] = core::array::from_fn(|s| of(&|lane| lane.indices[s]));
+    let (rank, count) = (of(&|lane| lane.rank), of(&|lane| lane.count));
+    let mut words = [_mm256_setzero_si256(); S];
+    let mut k = _mm256_setzero_si256();
+    let row_step = layout.bytes_per_value() * blocks.lanes;
+    for row in blocks.bytes[first * 16..]
+        .chunks(row_step)
+        .take(layout.n as usize)
+    {
+        let (pair, _) = row[..64].as_chunks::<32>();
+        // Words 0 of the four lanes' blocks (their value's leading bytes).
+        let word = _mm256_unpacklo_epi64(load_bytes(&pair[0]), load_bytes(&pair[1]));
+        for (kept, &index) in words.iter_mut().zip(&indices) {
+            let here = _mm256_cmpeq_epi64(index, k);
+            *kept = _mm256_or_si256(*kept, _mm256_and_si256(word, here));
+        }
+        k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
+    }
+    // Keystream words are big-endian.
+    let swap = _mm256_setr_epi8(
+        7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, //
+        7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
+    );
+    let value_mask = _mm256_set1_epi64x(layout.value_mask() as i64);
+    let sign = _mm256_set1_epi64x(i64::MIN);
+    let zero = _mm256_setzero_si256();
+    let keys: [__m256i; S] = core::array::from_fn(|s| {
+        let lead = _mm256_and_si256(_mm256_shuffle_epi8(words[s], swap), value_mask);
+        _mm256_or_si256(lead, indices[s])
+    });
+    let flipped = keys.map(|key| _mm256_xor_si256(key, sign));
+    let valid: [__m256i; S] =
+        core::array::from_fn(|s| _mm256_cmpgt_epi64(count, _mm256_set1_epi64x(s as i64)));
+    let (mut found, mut tied) = (zero, zero);
+    for s in 0..S {
+        let (mut below, mut shared) = (zero, zero);
+        for t in (0..S).filter(|&t| t != s) {
+            let less = _mm256_cmpgt_epi64(flipped[s], flipped[t]);
+            below = _mm256_sub_epi64(below, _mm256_and_si256(valid[t], less));
+            let differ = _mm256_and_si256(_mm256_xor_si256(keys[s], keys[t]), value_mask);
+            let same = _mm256_cmpeq_epi64(differ, zero);
+            shared = _mm256_or_si256(shared, _mm256_and_si256(valid[t], same));
+        }
+        // Only the chosen key's ties count: the others' order does not change its rank.
+        let chosen = _mm256_and_si256(valid[s], _mm256_cmpeq_epi64(below, rank));
+        found = _mm256_or_si256(found, _mm256_and_si256(keys[s], chosen));
+        tied = _mm256_or_si256(tied, _mm256_and_si256(chosen, shared));
+    }
+    let (mut keys, mut words) = ([0u64; 4], [0u64; 4]);
+    store4(&mut words, found);
+    let tied = _mm256_movemask_pd(_mm256_castsi256_pd(tied)) as u32;
+    let mut ties = 0;
+    for (w, &l) in ORDER.iter().enumerate() {
+        keys[l] = words[w];
+        ties |= (tied >> w & 1) << l;
+    }
+    (keys, ties)
 }
 
 /// Each lane's largest octet (sign-flipped) with at most `x` of the lane's octets in `rows`

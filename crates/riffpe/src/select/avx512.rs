@@ -4,8 +4,8 @@ use core::arch::x86_64::*;
 
 use super::KeyLayout;
 use super::group::{
-    BUCKET_SHIFT, Blocks, CHUNK, Counts, MARK_WORDS, Marks, Passes, Picked, SMALL_RADIX, Work,
-    by_chunks, found_digits, pivots, rank_digits, sort16,
+    BUCKET_SHIFT, Blocks, CHUNK, Counts, Gathered, MARK_WORDS, Marks, PLANE_LANES, Passes, Picked,
+    SMALL_RADIX, Work, by_chunks, found_digits, pivots, rank_digits, sort16,
 };
 
 cpufeatures::new!(avx512_cpu, "avx512f", "avx512bw", "avx512vl");
@@ -31,6 +31,114 @@ impl Avx512 {
         // SAFETY: as for `forward`.
         unsafe { inverse_avx512(blocks, work, digits) }
     }
+
+    /// [`rank_planes`] of the plane chunk from lane `first` on.
+    #[inline(always)]
+    pub(super) fn rank_planes<const S: usize>(
+        self,
+        blocks: &Blocks<'_>,
+        first: usize,
+        hits: &[u32],
+        lanes: &[Gathered; PLANE_LANES],
+    ) -> [([u64; CHUNK], u32); PLANE_LANES / CHUNK] {
+        // SAFETY: as for `forward`.
+        unsafe { rank_planes::<S>(blocks, first, hits, lanes) }
+    }
+}
+
+/// For the [`PLANE_LANES`] lanes from `first` on, each chunk's key that [`Gathered`] describes
+/// (of its rank among the keys that share its two octets; `indices` unused) and the lanes (bit
+/// `l` for lane `l` of the chunk) where two of those keys tie their leading bits, as AVX2's
+/// `rank_gathered` finds them four lanes at a time: each key's leading word read from the
+/// keystream by a pass over every value, with no address that depends on the keys. A lane's
+/// words, each with its index in place of its last bits, are shifted into its slots where
+/// `hits` marks them (bit p for lane `plane_lane(p)`).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn rank_planes<const S: usize>(
+    blocks: &Blocks<'_>,
+    first: usize,
+    hits: &[u32],
+    lanes: &[Gathered; PLANE_LANES],
+) -> [([u64; CHUNK], u32); PLANE_LANES / CHUNK] {
+    // Word w of chunk q's vectors holds lane 8q + ORDER[w]: its even lanes, then its odd
+    // ones, as the planes' bits come (see `plane_lane`).
+    const ORDER: [usize; CHUNK] = [0, 2, 4, 6, 1, 3, 5, 7];
+    const CHUNKS: usize = PLANE_LANES / CHUNK;
+    let layout = &blocks.layout;
+    let zero = _mm512_setzero_si512();
+    // Words 0 of four lanes' blocks from each of two vectors, in ORDER.
+    let pick = _mm512_setr_epi64(0, 4, 8, 12, 2, 6, 10, 14);
+    // A big-endian word's index bits, and the index of value k there (at most 8 bits).
+    let index_bits = _mm512_set1_epi64((layout.index_mask() << 56) as i64);
+    let index = |k: usize| _mm512_set1_epi64(((k as u64) << 56) as i64);
+    let mut kept = [[zero; S]; CHUNKS];
+    let row_step = layout.bytes_per_value() * blocks.lanes;
+    for (k, &bits) in hits.iter().enumerate() {
+        let row = &blocks.bytes[first * 16 + k * row_step..][..PLANE_LANES * 16];
+        let (lines, _) = row.as_chunks::<64>();
+        for (q, slots) in kept.iter_mut().enumerate() {
+            let (one, two) = (load_bytes(&lines[2 * q]), load_bytes(&lines[2 * q + 1]));
+            let word = _mm512_permutex2var_epi64(one, pick, two);
+            // The index's bits from `index(k)`, the rest from the word.
+            let word = _mm512_ternarylogic_epi64::<0xca>(index_bits, index(k), word);
+            let hit = (bits >> (4 * q) & 0xf | (bits >> (16 + 4 * q) & 0xf) << 4) as __mmask8;
+            for s in (1..S).rev() {
+                slots[s] = _mm512_mask_mov_epi64(slots[s], hit, slots[s - 1]);
+            }
+            slots[0] = _mm512_mask_mov_epi64(slots[0], hit, word);
+        }
+    }
+    core::array::from_fn(|q| {
+        let lanes = &lanes[q * CHUNK..][..CHUNK];
+        let of = |byte: &dyn Fn(&Gathered) -> u8| load(&ORDER.map(|l| u64::from(byte(&lanes[l]))));
+        let (rank, count) = (of(&|lane| lane.rank), of(&|lane| lane.count));
+        let (found, tied) = rank_kept(layout, &kept[q], rank, count);
+        let words = array(found);
+        let (mut keys, mut ties) = ([0u64; CHUNK], 0);
+        for (w, &l) in ORDER.iter().enumerate() {
+            keys[l] = words[w];
+            ties |= u32::from(tied >> w & 1) << l;
+        }
+        (keys, ties)
+    })
+}
+
+/// Per word, the key of rank `rank` among the first `count` of the keys in `words` (big-endian,
+/// each with its index in place of its last bits), and (bit w) whether two of them tie their
+/// leading bits.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn rank_kept<const S: usize>(
+    layout: &KeyLayout,
+    words: &[__m512i; S],
+    rank: __m512i,
+    count: __m512i,
+) -> (__m512i, __mmask8) {
+    let zero = _mm512_setzero_si512();
+    let one = _mm512_set1_epi64(1);
+    // Keystream words are big-endian.
+    let swap = _mm512_broadcast_i32x4(_mm_setr_epi8(
+        7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
+    ));
+    let value_mask = _mm512_set1_epi64(layout.value_mask() as i64);
+    let keys = words.map(|word| _mm512_shuffle_epi8(word, swap));
+    let valid: [__mmask8; S] =
+        core::array::from_fn(|s| _mm512_cmpgt_epu64_mask(count, _mm512_set1_epi64(s as i64)));
+    let (mut found, mut tied) = (zero, 0);
+    for s in 0..S {
+        let (mut below, mut shared) = (zero, 0);
+        for t in (0..S).filter(|&t| t != s) {
+            let less = valid[t] & _mm512_cmpgt_epu64_mask(keys[s], keys[t]);
+            below = _mm512_mask_add_epi64(below, less, below, one);
+            let differ = _mm512_xor_si512(keys[s], keys[t]);
+            shared |= valid[t] & _mm512_testn_epi64_mask(differ, value_mask);
+        }
+        // Only the chosen key's ties count: the others' order does not change its rank.
+        let chosen = valid[s] & _mm512_cmpeq_epi64_mask(below, rank);
+        found = _mm512_mask_mov_epi64(found, chosen, keys[s]);
+        tied |= chosen & shared;
+    }
+    (found, tied)
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]

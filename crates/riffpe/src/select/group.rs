@@ -63,6 +63,24 @@ pub(super) const SMALL_BUCKET: usize = 16;
 /// Lanes whose leading octets lie side by side in [`Planes`]: one byte a lane of an AVX2 vector.
 pub(crate) const PLANE_LANES: usize = 32;
 
+/// Keys of a lane that the constant-time search over [`Planes`] gathers up to radix 64: those
+/// that share the two octets it found. More of a lane's keys share two octets with probability
+/// below C(n, 5)·2^-64 per step (2^-41 at radix 64).
+pub(super) const PLANE_GATHERED: usize = 4;
+
+/// [`PLANE_GATHERED`] above radix 64: more than five of a lane's keys share two octets with
+/// probability below C(n, 6)·2^-80 per step (2^-41 at radix 255).
+pub(super) const PLANE_GATHERED_WIDE: usize = 5;
+/// What the constant-time search over [`Planes`] found for one lane: the indices of the keys
+/// that share the two octets of its key of rank x (255 past the last), that key's rank among
+/// them and how many there are.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Gathered {
+    pub(super) indices: [u8; PLANE_GATHERED_WIDE],
+    pub(super) rank: u8,
+    pub(super) count: u8,
+}
+
 /// Radices up to this one have their keys made as the AES loop writes the keystream
 /// ([`made_in_loop`]).
 pub(crate) const MADE_KEYS_MAX_RADIX: u32 = 256;

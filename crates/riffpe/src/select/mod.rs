@@ -28,8 +28,11 @@
 //! were still in registers, where each value starts a block and the radix is at most 256
 //! (`group::made_in_loop`), if the scratch has room for them (`Fpe::lockstep_scratch_size`).
 //! Above radix 16, with 32 or 64 lanes, AVX2's fast passes both ways (π⁻¹ too where AVX-512
-//! runs) read only the keys' two leading octets instead, which the AES loop lays out one byte a
-//! lane (`group::Planes`): an eighth of the keys' bytes, searched 32 lanes to a compare.
+//! runs) and constant-time π read only the keys' two leading octets instead, which the AES loop
+//! lays out one byte a lane (`group::Planes`): an eighth of the keys' bytes, searched 32 lanes
+//! to a compare. Constant-time π then reads the leading words of the few keys of each lane that
+//! share the two octets it found, in a pass over every value, and ranks them against each other
+//! (with AVX-512, eight lanes to a vector).
 //!
 //! Constant-time π of one message ranks the keys as they arrive (four at a time) below radix
 //! 128 and searches for the key of rank x after the chain from there on (`constant_time`; up to
@@ -120,14 +123,19 @@ pub enum Selection {
     /// time. Encryption with AVX2 searches a bit a pass over the keys' leading two octets up to
     /// radix 64, three up to radix 256 (32 keys to a compare), then ranks the at most four keys of
     /// a lane that share them against each other; above radix 256 it searches their 16-bit quarters
-    /// (sixteen to a compare), and with SSE2 or NEON their quarters (eight).
+    /// (sixteen to a compare), and with SSE2 or NEON their quarters (eight). Where the AES loop
+    /// lays out the keys' two leading octets as planes (radices 17 to 255, 32 or 64 lanes, each
+    /// value starting a block), it searches those, 32 lanes to a compare, then reads the leading
+    /// words of the at most four (radix 64) or five keys of a lane that share them in a pass
+    /// over every value and ranks them against each other.
     /// The exceptions: a tie of a value's leading 64 bits with another's, which happens with
     /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100), compares the
-    /// two values in full; and in lockstep with AVX2 up to radix 256, five keys of a lane that
-    /// share those two or three leading octets, with probability below C(n, 5)·2^-64 per step up
-    /// to radix 64 (2^-41 at 64) and C(n, 5)·2^-96 above (2^-62 at 256), make its chunk of
-    /// eight lanes search over all the keys' bits. Neither exceeds 2^-40 per step at any radix
-    /// up to 256, the default range.
+    /// two values in full; and in lockstep with AVX2 up to radix 256, more keys of a lane that
+    /// share those two or three leading octets than are ranked, with probability below
+    /// C(n, 5)·2^-64 per step up to radix 64 (2^-41 at 64), C(n, 5)·2^-96 above (2^-62 at 256),
+    /// or over planes C(n, 6)·2^-80 (2^-41 at 255), make its chunk of eight lanes search over
+    /// all the keys' bits. None exceeds 2^-40 per step at any radix up to 256, the default
+    /// range.
     ConstantTime,
 }
 
@@ -200,23 +208,28 @@ impl Kernel {
     }
 
     /// Whether a step of radix `n` with `lanes` lanes (a whole group) has its keys' two
-    /// leading octets made as planes in the AES loop: above radix [`group::SMALL_RADIX`], where
-    /// π runs AVX2's passes (every CPU with AVX2), both directions read them first.
+    /// leading octets made as planes in the AES loop, for π (`forward`) or π⁻¹: above radix
+    /// [`group::SMALL_RADIX`], where π runs AVX2's passes (every CPU with AVX2), both
+    /// directions read them first, and constant-time π searches them.
     #[inline]
-    pub(crate) fn planes(self, n: u32, lanes: usize) -> Option<group::Planes> {
+    pub(crate) fn planes(self, n: u32, lanes: usize, forward: bool) -> Option<group::Planes> {
+        let fits = n as usize > group::SMALL_RADIX
+            && n <= group::MAX_RADIX
+            && lanes.is_multiple_of(group::PLANE_LANES);
         match self {
             #[cfg(target_arch = "x86_64")]
             Kernel::Group(Group {
                 forward: GroupIsa::Avx2(avx2),
                 ..
-            }) if n as usize > group::SMALL_RADIX
-                && n <= group::MAX_RADIX
-                && lanes.is_multiple_of(group::PLANE_LANES) =>
+            }) if fits => Some(group::Planes(avx2)),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(avx2, _)))
+                if fits && forward =>
             {
                 Some(group::Planes(avx2))
             }
             _ => {
-                let _ = (n, lanes);
+                let _ = (fits, forward);
                 None
             }
         }
@@ -234,7 +247,7 @@ impl Kernel {
                 matches!(group.isa(forward), GroupIsa::Avx2(_))
             }
             #[cfg(target_arch = "x86_64")]
-            Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(_))) => true,
+            Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(..))) => true,
             _ => {
                 let _ = forward;
                 false
@@ -372,8 +385,9 @@ impl Group {
 /// The instruction sets the constant-time group passes are written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ConstantTimeIsa {
+    /// With AVX-512 as well where the CPU has it, for the ranking after a search of planes.
     #[cfg(target_arch = "x86_64")]
-    Avx2(avx2::Avx2),
+    Avx2(avx2::Avx2, Option<avx512::Avx512>),
     /// x86-64 without AVX2: 128-bit vectors (`quarter_search`).
     #[cfg(target_arch = "x86_64")]
     Sse2,
@@ -393,16 +407,21 @@ impl ConstantTimeGroup {
     }
 
     /// Every constant-time group kernel this CPU runs, widest first (the tests check each).
-    fn available() -> [Option<ConstantTimeGroup>; 2] {
+    fn available() -> [Option<ConstantTimeGroup>; 3] {
         #[cfg(target_arch = "x86_64")]
-        return [
-            avx2::Avx2::detect().map(|isa| ConstantTimeGroup(ConstantTimeIsa::Avx2(isa))),
-            Some(ConstantTimeGroup(ConstantTimeIsa::Sse2)),
-        ];
+        return {
+            let avx2 = avx2::Avx2::detect();
+            let with = |wide| avx2.map(|isa| ConstantTimeGroup(ConstantTimeIsa::Avx2(isa, wide)));
+            [
+                avx512::Avx512::detect().and_then(|wide| with(Some(wide))),
+                with(None),
+                Some(ConstantTimeGroup(ConstantTimeIsa::Sse2)),
+            ]
+        };
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-        return [Some(ConstantTimeGroup(ConstantTimeIsa::Neon)), None];
+        return [Some(ConstantTimeGroup(ConstantTimeIsa::Neon)), None, None];
         #[allow(unreachable_code)]
-        [None, None]
+        [None, None, None]
     }
 
     /// The constant-time search of the chunk of lanes from `first` on (above radix
@@ -418,7 +437,7 @@ impl ConstantTimeGroup {
     ) -> ([u64; group::CHUNK], u32) {
         match self.0 {
             #[cfg(target_arch = "x86_64")]
-            ConstantTimeIsa::Avx2(isa) => isa.search_constant_time(blocks, work, first, digits),
+            ConstantTimeIsa::Avx2(isa, _) => isa.search_constant_time(blocks, work, first, digits),
             #[cfg(target_arch = "x86_64")]
             ConstantTimeIsa::Sse2 => {
                 quarter_search::search_chunk::<sse2::Sse2>(blocks, work.pairs(), first, digits)
@@ -448,7 +467,9 @@ impl ConstantTimeGroup {
         let _ = (blocks, work, digits, forward);
         match self.0 {
             #[cfg(target_arch = "x86_64")]
-            ConstantTimeIsa::Avx2(isa) => isa.select_constant_time(blocks, work, digits, forward),
+            ConstantTimeIsa::Avx2(isa, wide) => {
+                isa.select_constant_time(blocks, work, digits, forward, wide)
+            }
             #[cfg(target_arch = "x86_64")]
             ConstantTimeIsa::Sse2 => {
                 quarter_search::select::<sse2::Sse2>(blocks, work, digits, forward)

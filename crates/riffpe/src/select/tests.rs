@@ -572,6 +572,123 @@ mod group {
     }
 
     #[test]
+    fn plane_search_ranks_the_keys_that_share_two_octets() {
+        // Constant-time π over planes gathers the keys that share the two octets it finds, up
+        // to four (radix 64) or five: in every lane, the smallest (or largest) keys share their
+        // two leading octets with 0 to 5 others, two of them all eight octets if `tie`, and each
+        // of them is a lane's key of rank x in turn. One more than are gathered takes the
+        // search over all octets.
+        let lanes = MAX_LANES;
+        for (n, b) in [(17usize, 16usize), (64, 32), (65, 16), (100, 16), (255, 16)] {
+            let cases = (1..=6usize).flat_map(|sharing| {
+                [false, true].map(|tie| [false, true].map(|top| (sharing, tie, top)))
+            });
+            for (sharing, tie, top) in cases.flatten() {
+                let mut bytes = noise(((n * b).div_ceil(16) + 1) * lanes * 16);
+                let shared = [n - 1, 2, 7, n / 2 + 1, 5, n / 3];
+                let prefix = if top { 0xff } else { 0 };
+                for (lane, (i, &k)) in (0..lanes)
+                    .flat_map(|l| shared[..sharing].iter().enumerate().map(move |s| (l, s)))
+                {
+                    set_byte(&mut bytes, (lanes, lane, b), k, 0, prefix);
+                    set_byte(&mut bytes, (lanes, lane, b), k, 1, prefix);
+                    // Lanes differ in which of the keys is the smallest.
+                    let third = 0x10 * ((i + lane) % sharing) as u8 + 0x08;
+                    set_byte(&mut bytes, (lanes, lane, b), k, 2, third);
+                    if tie && i < 2 {
+                        set_byte(&mut bytes, (lanes, lane, b), k, 2, 0x5a);
+                        for j in 3..8 {
+                            set_byte(&mut bytes, (lanes, lane, b), k, j, 0x5a);
+                        }
+                    }
+                }
+                let smallest = if top { n - sharing } else { 0 } as u32;
+                for rank in 0..sharing as u32 {
+                    let digits: Vec<u32> = (0..lanes as u32)
+                        .map(|l| smallest + (rank + l) % sharing as u32)
+                        .collect();
+                    let case = (lanes, n, b, bytes.clone(), digits);
+                    for group in ConstantTimeGroup::available().into_iter().flatten() {
+                        let forward = move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| {
+                            group.select(b, w, d, true)
+                        };
+                        check(&case, &[("constant-time group forward", &forward, true)]).unwrap();
+                    }
+                    #[cfg(target_arch = "x86_64")]
+                    check_plane_ranked(&case).unwrap();
+                }
+            }
+        }
+    }
+
+    /// The keys of rank x and ties that constant-time π over planes finds before it picks the
+    /// digits, against a sort of each lane's keys (as [`check_search`]), with AVX-512's ranking
+    /// and without: a tie flagged where none is would cost no wrong result, only time that
+    /// depends on the keys. A chunk where a lane has more keys that share its key's two octets
+    /// than are gathered has none.
+    #[cfg(target_arch = "x86_64")]
+    fn check_plane_ranked(
+        (lanes, n, b, bytes, digits): &(usize, usize, usize, Vec<u8>, Vec<u32>),
+    ) -> Result<(), TestCaseError> {
+        let most = if *n <= 64 { 4 } else { 5 };
+        let Some(avx2) = crate::select::avx2::Avx2::detect() else {
+            return Ok(());
+        };
+        let layout = KeyLayout::new(*n as u32, *b);
+        let mut octets = std::vec![0u64; Planes::words(*n as u32, *lanes)];
+        let (rows, _) = bytes.as_chunks::<16>();
+        for (j, row) in rows
+            .chunks_exact(*lanes)
+            .take((*n * *b).div_ceil(16))
+            .enumerate()
+        {
+            Planes(avx2).make(&layout, j, row, &mut octets);
+        }
+        let blocks = Blocks::new(bytes, *lanes, layout).with_planes(&octets);
+        let mut keys = std::vec![0u64; Work::words(*n as u32)];
+        let wides = [crate::select::avx512::Avx512::detect(), None];
+        for (c, wide) in (0..lanes / PLANE_LANES).flat_map(|c| wides.map(|w| (c, w))) {
+            let x = digits[c * PLANE_LANES..][..PLANE_LANES].try_into().unwrap();
+            let work = Work::new(&mut keys, *n as u32);
+            let ranked = avx2.plane_ranked(&blocks, work, c, x, wide);
+            for (chunk, ranked) in ranked.iter().enumerate() {
+                let lanes = c * PLANE_LANES + chunk * CHUNK..;
+                let sorted: Vec<Vec<u64>> = lanes
+                    .take(CHUNK)
+                    .map(|lane| {
+                        let mut keys: Vec<u64> = (0..*n).map(|k| blocks.key(lane, k)).collect();
+                        keys.sort_unstable();
+                        keys
+                    })
+                    .collect();
+                let gathered = sorted.iter().enumerate().all(|(l, keys)| {
+                    let x = keys[digits[c * PLANE_LANES + chunk * CHUNK + l] as usize];
+                    keys.iter().filter(|&&k| k >> 48 == x >> 48).count() <= most
+                });
+                prop_assert_eq!(ranked.is_some(), gathered, "chunk {} of {}", chunk, c);
+                let Some((found, ties)) = ranked else {
+                    continue;
+                };
+                for (l, keys) in sorted.iter().enumerate() {
+                    let lane = c * PLANE_LANES + chunk * CHUNK + l;
+                    let expected = keys[digits[lane] as usize];
+                    let tied = keys
+                        .iter()
+                        .filter(|&&k| layout.same_lead(k, expected))
+                        .count()
+                        > 1;
+                    let at = std::format!("lane {lane}, n {n}, b {b}, AVX-512 {}", wide.is_some());
+                    prop_assert_eq!(ties >> l & 1 == 1, tied, "{}", at);
+                    if !tied {
+                        prop_assert_eq!(found[l], expected, "{}", at);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
     fn narrow_keys_tie_where_whole_keys_do_not() {
         // AVX2's fast passes up to radix 16 compare 32-bit keys (the value's leading 28 bits or
         // so). Noise keys share them about once in 2^25 steps, so here lane 3's values 1, 2 and

@@ -310,10 +310,9 @@ fn make_planes(row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
 }
 
 /// Fast π(x) for the [`PLANE_LANES`] lanes of plane chunk `c`, one digit x each in `digits`,
-/// from the planes of the keys' two leading octets, 32 lanes a compare: the x-th key's first
-/// octet by a bitwise search, then its second among the keys that share the first (written
-/// into `narrowed`, the others as the largest octet). Each [`CHUNK`] of lanes whose keys of
-/// rank x are each the only key with their two octets gets its rows; the rest `None`.
+/// from the planes of the keys' two leading octets: the x-th key's octets ([`plane_octets`],
+/// `narrowed` its scratch). Each [`CHUNK`] of lanes whose keys of rank x are each the only key
+/// with their two octets gets its rows; the rest `None`.
 #[target_feature(enable = "avx2")]
 fn plane_search(
     blocks: &Blocks<'_>,
@@ -325,18 +324,7 @@ fn plane_search(
     let n = blocks.layout.n as usize;
     let (rows, _) = planes.as_chunks::<4>();
     let (firsts, seconds) = rows[2 * c * n..][..2 * n].split_at(n);
-    let x = core::array::from_fn::<u8, PLANE_LANES, _>(|p| digits[plane_lane(p)] as u8);
-    // SAFETY: `x` is 32 readable bytes; the load is unaligned.
-    let x = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
-    let (first, below) = plane_octet(x, firsts);
-    let largest = _mm256_set1_epi8(i8::MAX);
-    let (narrowed, _) = narrowed[..4 * n].as_chunks_mut::<4>();
-    for (out, (one, two)) in narrowed.iter_mut().zip(firsts.iter().zip(seconds)) {
-        let same = _mm256_cmpeq_epi8(load_vector(one, 0), first);
-        store4(out, _mm256_blendv_epi8(largest, load_vector(two, 0), same));
-    }
-    let x = _mm256_sub_epi8(x, below);
-    let (second, _) = plane_octet(x, narrowed);
+    let (first, second, _) = plane_octets(firsts, seconds, digits, narrowed);
     let (mut sharing, mut rows) = (_mm256_setzero_si256(), _mm256_setzero_si256());
     for (k, (one, two)) in firsts.iter().zip(seconds).enumerate() {
         let hit = _mm256_and_si256(
@@ -524,8 +512,8 @@ fn by_lane<const G: usize>(
 /// branch or address that depends on the keys or the digits: the indices of the keys that
 /// share the two octets of each lane's key of rank x (the first `G` of them in index order,
 /// 255 past the last), the x-th key's rank among them, and how many there are; and in
-/// `hits[k]`, the lanes (bit p) whose key k shares them. The octets are searched for as by
-/// [`plane_search`] (`narrowed` its scratch).
+/// `hits[k]`, the lanes (bit p) whose key k shares them. The octets are [`plane_octets`]
+/// (`narrowed` its scratch).
 #[inline]
 #[target_feature(enable = "avx2")]
 fn plane_gather<const G: usize>(
@@ -539,19 +527,7 @@ fn plane_gather<const G: usize>(
     let n = blocks.layout.n as usize;
     let (rows, _) = planes.as_chunks::<4>();
     let (firsts, seconds) = rows[2 * c * n..][..2 * n].split_at(n);
-    let x = core::array::from_fn::<u8, PLANE_LANES, _>(|p| digits[plane_lane(p)] as u8);
-    // SAFETY: `x` is 32 readable bytes; the load is unaligned.
-    let x = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
-    let (first, below) = plane_octet(x, firsts);
-    let largest = _mm256_set1_epi8(i8::MAX);
-    let (narrowed, _) = narrowed[..4 * n].as_chunks_mut::<4>();
-    for (out, (one, two)) in narrowed.iter_mut().zip(firsts.iter().zip(seconds)) {
-        let same = _mm256_cmpeq_epi8(load_vector(one, 0), first);
-        store4(out, _mm256_blendv_epi8(largest, load_vector(two, 0), same));
-    }
-    let x = _mm256_sub_epi8(x, below);
-    let (second, below) = plane_octet(x, narrowed);
-    let rank = _mm256_sub_epi8(x, below);
+    let (first, second, rank) = plane_octets(firsts, seconds, digits, narrowed);
     let (mut indices, mut count) = ([_mm256_set1_epi8(-1); G], _mm256_setzero_si256());
     for (k, ((one, two), bits)) in firsts.iter().zip(seconds).zip(hits).enumerate() {
         let hit = _mm256_and_si256(
@@ -650,6 +626,33 @@ fn rank_gathered<const S: usize>(
         ties |= (tied >> w & 1) << l;
     }
     (keys, ties)
+}
+
+/// The two octets (sign-flipped) of each lane's key of rank x, in plane order, from the planes
+/// of the keys' first and second octets, 32 lanes a compare: the first by a bitwise search, then
+/// the second among the keys that share the first (written into `narrowed`, the others as the
+/// largest octet); and the key's rank among the keys that share both.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn plane_octets(
+    firsts: &[[u64; 4]],
+    seconds: &[[u64; 4]],
+    digits: &[u32; PLANE_LANES],
+    narrowed: &mut [u64],
+) -> (__m256i, __m256i, __m256i) {
+    let x = core::array::from_fn::<u8, PLANE_LANES, _>(|p| digits[plane_lane(p)] as u8);
+    // SAFETY: `x` is 32 readable bytes; the load is unaligned.
+    let x = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
+    let (first, below) = plane_octet(x, firsts);
+    let largest = _mm256_set1_epi8(i8::MAX);
+    let (narrowed, _) = narrowed[..4 * firsts.len()].as_chunks_mut::<4>();
+    for (out, (one, two)) in narrowed.iter_mut().zip(firsts.iter().zip(seconds)) {
+        let same = _mm256_cmpeq_epi8(load_vector(one, 0), first);
+        store4(out, _mm256_blendv_epi8(largest, load_vector(two, 0), same));
+    }
+    let x = _mm256_sub_epi8(x, below);
+    let (second, below) = plane_octet(x, narrowed);
+    (first, second, _mm256_sub_epi8(x, below))
 }
 
 /// Each lane's largest octet (sign-flipped) with at most `x` of the lane's octets in `rows`

@@ -552,8 +552,8 @@ fn plane_gather<const G: usize>(
 }
 
 /// The key of each of the four lanes from `first` on that [`Gathered`] describes (of its rank
-/// among the gathered keys), and the lanes (bit `i` for lane `first + i`) where two of those
-/// keys tie their leading bits. Each key's leading word is read from the keystream by a pass over
+/// among the gathered keys), and the lanes (bit `i` for lane `first + i`) where another of those
+/// keys ties its leading bits. Each key's leading word is read from the keystream by a pass over
 /// every value, kept where its index is one of the lane's: no address depends on the indices.
 #[inline]
 #[target_feature(enable = "avx2")]

@@ -1,4 +1,5 @@
-//! The group kernel's passes in AVX-512 intrinsics: the one file of the crate with `unsafe`.
+//! The group kernel's passes in AVX-512 intrinsics (with `avx2`, `sse2` and `neon`, the files of
+//! the crate with `unsafe`), and the ranking after constant-time π's search over planes.
 
 use core::arch::x86_64::*;
 
@@ -48,7 +49,7 @@ impl Avx512 {
 
 /// For the [`PLANE_LANES`] lanes from `first` on, each chunk's key that [`Gathered`] describes
 /// (of its rank among the keys that share its two octets; `indices` unused) and the lanes (bit
-/// `l` for lane `l` of the chunk) where two of those keys tie their leading bits, as AVX2's
+/// `l` for lane `l` of the chunk) where another of those keys ties its leading bits, as AVX2's
 /// `rank_gathered` finds them four lanes at a time: each key's leading word read from the
 /// keystream by a pass over every value, with no address that depends on the keys. A lane's
 /// words, each with its index in place of its last bits, are shifted into its slots where
@@ -104,7 +105,7 @@ fn rank_planes<const S: usize>(
 }
 
 /// Per word, the key of rank `rank` among the first `count` of the keys in `words` (big-endian,
-/// each with its index in place of its last bits), and (bit w) whether two of them tie their
+/// each with its index in place of its last bits), and (bit w) whether another of them ties its
 /// leading bits.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]

@@ -407,12 +407,11 @@ fn forward_planes_constant_time(
 ) {
     let quads = work.quads();
     let (chunks, _) = digits[..blocks.lanes].as_chunks_mut::<PLANE_LANES>();
-    for (c, digits) in chunks.iter_mut().enumerate() {
+    for (c, d) in chunks.iter_mut().enumerate() {
+        let q = &mut *quads;
         if blocks.layout.n as usize <= GATHER_AFTER_TWO_MAX_RADIX {
-            let (d, q) = (&mut *digits, &mut *quads);
             plane_forward_constant_time::<PLANE_GATHERED>(blocks, planes, c, d, q, wide);
         } else {
-            let (d, q) = (&mut *digits, &mut *quads);
             plane_forward_constant_time::<PLANE_GATHERED_WIDE>(blocks, planes, c, d, q, wide);
         }
     }
@@ -420,11 +419,11 @@ fn forward_planes_constant_time(
 
 /// Constant-time π(x) for the [`PLANE_LANES`] lanes of plane chunk `c`, one digit x each in
 /// `digits`: the x-th key's two octets searched for over the planes, 32 lanes to a compare, the
-/// (at most `S`) keys that share them gathered by index ([`plane_gather`]), and their leading
-/// words read from the keystream and ranked against each other, four lanes to a vector
-/// ([`rank_gathered`]), or with AVX-512 (`wide`) eight, their indices read with the words. A
-/// [`CHUNK`] of lanes where more keys share a lane's two octets runs the constant-time search
-/// over all octets instead ([`search_octets_constant_time`]).
+/// (at most `S`) keys that share them marked ([`plane_gather`]), and their leading words read
+/// from the keystream and ranked against each other, four lanes to a vector ([`rank_planes`]),
+/// or with AVX-512 (`wide`) eight. A [`CHUNK`] of lanes where more keys share a lane's two
+/// octets runs the constant-time search over all octets instead
+/// ([`search_octets_constant_time`]).
 #[target_feature(enable = "avx2")]
 fn plane_forward_constant_time<const S: usize>(
     blocks: &Blocks<'_>,
@@ -468,78 +467,54 @@ fn plane_ranked<const S: usize>(
     let mut hits = [0u32; 256];
     let hits = &mut hits[..blocks.layout.n as usize];
     let narrowed = quads.as_flattened_mut();
-    match wide {
-        // AVX-512's ranking reads each key's index with its word: none are gathered here.
-        Some(avx512) => {
-            let by_lane = by_lane(plane_gather::<0>(blocks, planes, c, digits, narrowed, hits));
-            let ranked = avx512.rank_planes::<S>(blocks, c * PLANE_LANES, hits, &by_lane);
-            (by_lane, ranked)
-        }
-        None => {
-            let by_lane = by_lane(plane_gather::<S>(blocks, planes, c, digits, narrowed, hits));
-            let (fours, _) = by_lane.as_chunks::<4>();
-            let ranked = core::array::from_fn::<_, 8, _>(|g| {
-                rank_gathered::<S>(blocks, c * PLANE_LANES + 4 * g, &fours[g])
-            });
-            let ranked = core::array::from_fn(|chunk| {
-                let [(low, low_ties), (high, high_ties)] =
-                    [ranked[2 * chunk], ranked[2 * chunk + 1]];
-                let keys = core::array::from_fn(|l| if l < 4 { low[l] } else { high[l - 4] });
-                (keys, low_ties | high_ties << 4)
-            });
-            (by_lane, ranked)
-        }
-    }
+    let by_lane = by_lane(plane_gather(blocks, planes, c, digits, narrowed, hits));
+    let first = c * PLANE_LANES;
+    let ranked = match wide {
+        Some(avx512) => avx512.rank_planes::<S>(blocks, first, hits, &by_lane),
+        None => rank_planes::<S>(blocks, first, hits, &by_lane),
+    };
+    (by_lane, ranked)
 }
 
 /// What [`plane_gather`] found, in plane order, as each lane's [`Gathered`].
 #[inline]
-fn by_lane<const G: usize>(
-    (indices, rank, count): ([[u8; PLANE_LANES]; G], [u8; PLANE_LANES], [u8; PLANE_LANES]),
-) -> [Gathered; PLANE_LANES] {
+fn by_lane((rank, count): ([u8; PLANE_LANES], [u8; PLANE_LANES])) -> [Gathered; PLANE_LANES] {
     let mut by_lane = [Gathered::default(); PLANE_LANES];
     for p in 0..PLANE_LANES {
-        let lane = &mut by_lane[plane_lane(p)];
-        for (index, slot) in lane.indices.iter_mut().zip(&indices) {
-            *index = slot[p];
-        }
-        (lane.rank, lane.count) = (rank[p], count[p]);
+        by_lane[plane_lane(p)] = Gathered {
+            rank: rank[p],
+            count: count[p],
+        };
     }
     by_lane
 }
 
 /// For the [`PLANE_LANES`] lanes of plane chunk `c`, in plane order ([`plane_lane`]), with no
-/// branch or address that depends on the keys or the digits: the indices of the keys that
-/// share the two octets of each lane's key of rank x (the first `G` of them in index order,
-/// 255 past the last), the x-th key's rank among them, and how many there are; and in
-/// `hits[k]`, the lanes (bit p) whose key k shares them. The octets are [`plane_octets`]
-/// (`narrowed` its scratch).
+/// branch or address that depends on the keys or the digits: the rank of each lane's key of
+/// rank x among the keys that share its two octets, and how many there are; and in `hits[k]`,
+/// the lanes (bit p) whose key k shares them. The octets are [`plane_octets`] (`narrowed` its
+/// scratch).
 #[inline]
 #[target_feature(enable = "avx2")]
-fn plane_gather<const G: usize>(
+fn plane_gather(
     blocks: &Blocks<'_>,
     planes: &[u64],
     c: usize,
     digits: &[u32; PLANE_LANES],
     narrowed: &mut [u64],
     hits: &mut [u32],
-) -> ([[u8; PLANE_LANES]; G], [u8; PLANE_LANES], [u8; PLANE_LANES]) {
+) -> ([u8; PLANE_LANES], [u8; PLANE_LANES]) {
     let n = blocks.layout.n as usize;
     let (rows, _) = planes.as_chunks::<4>();
     let (firsts, seconds) = rows[2 * c * n..][..2 * n].split_at(n);
     let (first, second, rank) = plane_octets(firsts, seconds, digits, narrowed);
-    let (mut indices, mut count) = ([_mm256_set1_epi8(-1); G], _mm256_setzero_si256());
-    for (k, ((one, two), bits)) in firsts.iter().zip(seconds).zip(hits).enumerate() {
+    let mut count = _mm256_setzero_si256();
+    for ((one, two), bits) in firsts.iter().zip(seconds).zip(hits) {
         let hit = _mm256_and_si256(
             _mm256_cmpeq_epi8(load_vector(one, 0), first),
             _mm256_cmpeq_epi8(load_vector(two, 0), second),
         );
         *bits = _mm256_movemask_epi8(hit) as u32;
-        let index = _mm256_set1_epi8(k as i8);
-        for (s, slot) in indices.iter_mut().enumerate() {
-            let here = _mm256_cmpeq_epi8(count, _mm256_set1_epi8(s as i8));
-            *slot = _mm256_blendv_epi8(*slot, index, _mm256_and_si256(hit, here));
-        }
         count = _mm256_sub_epi8(count, hit);
     }
     let bytes = |v: __m256i| {
@@ -548,45 +523,80 @@ fn plane_gather<const G: usize>(
         unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), v) };
         bytes
     };
-    (indices.map(bytes), bytes(rank), bytes(count))
+    (bytes(rank), bytes(count))
 }
 
-/// The key of each of the four lanes from `first` on that [`Gathered`] describes (of its rank
-/// among the gathered keys), and the lanes (bit `i` for lane `first + i`) where another of those
-/// keys ties its leading bits. Each key's leading word is read from the keystream by a pass over
-/// every value, kept where its index is one of the lane's: no address depends on the indices.
+/// For the [`PLANE_LANES`] lanes from `first` on, each chunk's key that [`Gathered`] describes
+/// (of its rank among the keys that share its two octets) and the lanes (bit `l` for lane `l`
+/// of the chunk) where another of those keys ties its leading bits, four lanes to a vector
+/// (AVX-512's `rank_planes` runs eight): each key's leading word read from the keystream by a
+/// pass over every value, with no address that depends on the keys. A lane's words, each with
+/// its index in place of its last bits, are shifted into its slots where `hits` marks them
+/// (bit p for lane [`plane_lane`]`(p)`).
 #[inline]
 #[target_feature(enable = "avx2")]
-fn rank_gathered<const S: usize>(
+fn rank_planes<const S: usize>(
     blocks: &Blocks<'_>,
     first: usize,
-    lanes: &[Gathered; 4],
-) -> ([u64; 4], u32) {
-    // The unpacking below leaves lanes 0, 2, 1, 3 in the words of a vector.
+    hits: &[u32],
+    lanes: &[Gathered; PLANE_LANES],
+) -> [([u64; CHUNK], u32); PLANE_LANES / CHUNK] {
+    // The unpacking below leaves lanes 0, 2, 1, 3 of four in the words of a vector: for the
+    // four from 4g, the planes' bits 2g, 2g + 1, 16 + 2g and 17 + 2g.
     const ORDER: [usize; 4] = [0, 2, 1, 3];
     let layout = &blocks.layout;
-    let of = |byte: &dyn Fn(&Gathered) -> u8| {
-        let [a, b, c, d] = ORDER.map(|l| i64::from(byte(&lanes[l])));
-        _mm256_setr_epi64x(a, b, c, d)
-    };
-    let indices: [__m256i; S] = core::array::from_fn(|s| of(&|lane| lane.indices[s]));
-    let (rank, count) = (of(&|lane| lane.rank), of(&|lane| lane.count));
-    let mut words = [_mm256_setzero_si256(); S];
-    let mut k = _mm256_setzero_si256();
+    let zero = _mm256_setzero_si256();
+    let word_bits = _mm256_setr_epi64x(1, 2, 4, 8);
+    // A big-endian word's index bits (at most 8, its last byte).
+    let index_bits = _mm256_set1_epi64x((layout.index_mask() << 56) as i64);
     let row_step = layout.bytes_per_value() * blocks.lanes;
-    for row in blocks.bytes[first * 16..]
-        .chunks(row_step)
-        .take(layout.n as usize)
-    {
-        let (pair, _) = row[..64].as_chunks::<32>();
-        // Words 0 of the four lanes' blocks (their value's leading bytes).
-        let word = _mm256_unpacklo_epi64(load_bytes(&pair[0]), load_bytes(&pair[1]));
-        for (kept, &index) in words.iter_mut().zip(&indices) {
-            let here = _mm256_cmpeq_epi64(index, k);
-            *kept = _mm256_or_si256(*kept, _mm256_and_si256(word, here));
+    let mut ranked = [([0u64; CHUNK], 0u32); PLANE_LANES / CHUNK];
+    for (g, four) in lanes.as_chunks::<4>().0.iter().enumerate() {
+        let mut slots = [zero; S];
+        let start = (first + 4 * g) * 16;
+        for (k, &bits) in hits.iter().enumerate() {
+            let (pair, _) = blocks.bytes[start + k * row_step..][..64].as_chunks::<32>();
+            // Words 0 of the four lanes' blocks (their value's leading bytes), index merged.
+            let word = _mm256_unpacklo_epi64(load_bytes(&pair[0]), load_bytes(&pair[1]));
+            let index = _mm256_set1_epi64x(((k as u64) << 56) as i64);
+            let word = _mm256_or_si256(_mm256_andnot_si256(index_bits, word), index);
+            let marks = i64::from(bits >> (2 * g) & 3 | (bits >> (16 + 2 * g) & 3) << 2);
+            let marks = _mm256_and_si256(_mm256_set1_epi64x(marks), word_bits);
+            let hit = _mm256_cmpeq_epi64(marks, word_bits);
+            for s in (1..S).rev() {
+                slots[s] = _mm256_blendv_epi8(slots[s], slots[s - 1], hit);
+            }
+            slots[0] = _mm256_blendv_epi8(slots[0], word, hit);
         }
-        k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
+        let of = |byte: &dyn Fn(&Gathered) -> u8| {
+            let [a, b, c, d] = ORDER.map(|l| i64::from(byte(&four[l])));
+            _mm256_setr_epi64x(a, b, c, d)
+        };
+        let (found, tied) = rank_kept(layout, &slots, of(&|l| l.rank), of(&|l| l.count));
+        let (mut words, chunk) = ([0u64; 4], &mut ranked[g / 2]);
+        store4(&mut words, found);
+        let tied = _mm256_movemask_pd(_mm256_castsi256_pd(tied)) as u32;
+        for (w, &l) in ORDER.iter().enumerate() {
+            let l = 4 * (g % 2) + l;
+            chunk.0[l] = words[w];
+            chunk.1 |= (tied >> w & 1) << l;
+        }
     }
+    ranked
+}
+
+/// Per word, the key of rank `rank` among the first `count` of the keys in `words` (big-endian,
+/// each with its index in place of its last bits), and (all ones in a word) whether another of
+/// them ties its leading bits.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn rank_kept<const S: usize>(
+    layout: &KeyLayout,
+    words: &[__m256i; S],
+    rank: __m256i,
+    count: __m256i,
+) -> (__m256i, __m256i) {
+    let zero = _mm256_setzero_si256();
     // Keystream words are big-endian.
     let swap = _mm256_setr_epi8(
         7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, //
@@ -594,11 +604,7 @@ fn rank_gathered<const S: usize>(
     );
     let value_mask = _mm256_set1_epi64x(layout.value_mask() as i64);
     let sign = _mm256_set1_epi64x(i64::MIN);
-    let zero = _mm256_setzero_si256();
-    let keys: [__m256i; S] = core::array::from_fn(|s| {
-        let lead = _mm256_and_si256(_mm256_shuffle_epi8(words[s], swap), value_mask);
-        _mm256_or_si256(lead, indices[s])
-    });
+    let keys = words.map(|word| _mm256_shuffle_epi8(word, swap));
     let flipped = keys.map(|key| _mm256_xor_si256(key, sign));
     let valid: [__m256i; S] =
         core::array::from_fn(|s| _mm256_cmpgt_epi64(count, _mm256_set1_epi64x(s as i64)));
@@ -617,15 +623,7 @@ fn rank_gathered<const S: usize>(
         found = _mm256_or_si256(found, _mm256_and_si256(keys[s], chosen));
         tied = _mm256_or_si256(tied, _mm256_and_si256(chosen, shared));
     }
-    let (mut keys, mut words) = ([0u64; 4], [0u64; 4]);
-    store4(&mut words, found);
-    let tied = _mm256_movemask_pd(_mm256_castsi256_pd(tied)) as u32;
-    let mut ties = 0;
-    for (w, &l) in ORDER.iter().enumerate() {
-        keys[l] = words[w];
-        ties |= (tied >> w & 1) << l;
-    }
-    (keys, ties)
+    (found, tied)
 }
 
 /// The two octets (sign-flipped) of each lane's key of rank x, in plane order, from the planes

@@ -47,13 +47,10 @@ impl Avx512 {
     }
 }
 
-/// For the [`PLANE_LANES`] lanes from `first` on, each chunk's key that [`Gathered`] describes
-/// (of its rank among the keys that share its two octets; `indices` unused) and the lanes (bit
-/// `l` for lane `l` of the chunk) where another of those keys ties its leading bits, as AVX2's
-/// `rank_gathered` finds them four lanes at a time: each key's leading word read from the
-/// keystream by a pass over every value, with no address that depends on the keys. A lane's
-/// words, each with its index in place of its last bits, are shifted into its slots where
-/// `hits` marks them (bit p for lane `plane_lane(p)`).
+/// AVX2's `rank_planes` eight lanes to a vector instead of four: for the [`PLANE_LANES`] lanes
+/// from `first` on, each chunk's key that [`Gathered`] describes and the lanes where another of
+/// the keys that share its two octets ties its leading bits. A lane's words, each with its index
+/// in place of its last bits, are shifted into its slots where `hits` marks them.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn rank_planes<const S: usize>(
     blocks: &Blocks<'_>,

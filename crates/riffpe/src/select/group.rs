@@ -71,12 +71,11 @@ pub(super) const PLANE_GATHERED: usize = 4;
 /// [`PLANE_GATHERED`] above radix 64: more than five of a lane's keys share two octets with
 /// probability below C(n, 6)·2^-80 per step (2^-41 at radix 255).
 pub(super) const PLANE_GATHERED_WIDE: usize = 5;
-/// What the constant-time search over [`Planes`] found for one lane: the indices of the keys
-/// that share the two octets of its key of rank x (255 past the last), that key's rank among
-/// them and how many there are.
+
+/// What the constant-time search over [`Planes`] found for one lane: how many keys share the
+/// two octets of its key of rank x, and that key's rank among them.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Gathered {
-    pub(super) indices: [u8; PLANE_GATHERED_WIDE],
     pub(super) rank: u8,
     pub(super) count: u8,
 }

@@ -23,23 +23,8 @@ use super::KeyLayout;
 use super::avx512::Avx512;
 use super::group::{
     Blocks, CHUNK, Gathered, PLANE_GATHERED, PLANE_GATHERED_WIDE, PLANE_LANES, SMALL_RADIX, Work,
-    found_digits, rank_digits, rank_exact, sort16,
+    by_radix, found_digits, rank_digits, rank_exact, sort16,
 };
-
-/// `pass::<N>(blocks, work, digits)` of the step's radix `N`, up to [`SMALL_RADIX`]: each
-/// radix its own build, so that its network (pruned to it) inlines into the pass rather than
-/// being a call per chunk with its keys passed through memory.
-macro_rules! by_radix {
-    ($pass:ident($blocks:expr, $work:expr, $digits:expr)) => {
-        by_radix!(@radices $pass, $blocks, $work, $digits, 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
-    };
-    (@radices $pass:ident, $blocks:expr, $work:expr, $digits:expr, $($n:literal)*) => {
-        match $blocks.layout.n {
-            $($n => $pass::<$n>($blocks, $work, $digits),)*
-            _ => $pass::<SMALL_RADIX>($blocks, $work, $digits),
-        }
-    };
-}
 
 /// `chunk_lines!(blocks, first, j, at)`: the 128 bytes from byte `at` of row `j`'s blocks of the
 /// chunk of lanes from `first` on, as four vectors of two lanes' blocks each (the last load
@@ -179,10 +164,10 @@ impl Avx2 {
     }
 
     /// π when `forward` (up to radix [`SMALL_RADIX`] by [`forward_small`], which sorts every
-    /// lane's keys by a network of fixed pairs; above it by [`forward_planes_constant_time`]
-    /// where the AES loop made planes, with AVX-512's ranking if `wide`, else by
-    /// [`forward_constant_time_avx2`]), else π⁻¹ by [`inverse_constant_time_avx2`]: the
-    /// constant-time passes.
+    /// lane's keys by a network of fixed pairs, or by AVX-512's, eight lanes to a vector, if
+    /// `wide`; above it by [`forward_planes_constant_time`] where the AES loop made planes,
+    /// with AVX-512's ranking if `wide`, else by [`forward_constant_time_avx2`]), else π⁻¹ by
+    /// [`inverse_constant_time_avx2`]: the constant-time passes.
     #[inline(always)]
     pub(super) fn select_constant_time(
         self,
@@ -192,7 +177,10 @@ impl Avx2 {
         forward: bool,
         wide: Option<Avx512>,
     ) {
-        if forward && blocks.layout.n as usize <= SMALL_RADIX {
+        let small = blocks.layout.n as usize <= SMALL_RADIX;
+        if let (true, true, Some(wide)) = (forward, small, wide) {
+            wide.forward_small(blocks, work, digits)
+        } else if forward && small {
             // SAFETY: as for `forward`.
             unsafe { by_radix!(forward_small(blocks, work, digits)) }
         } else if let (true, Some(planes)) = (forward, blocks.planes) {

@@ -1,12 +1,13 @@
 //! The group kernel's passes in AVX-512 intrinsics (with `avx2`, `sse2` and `neon`, the files of
-//! the crate with `unsafe`), and the ranking after constant-time π's search over planes.
+//! the crate with `unsafe`), constant-time π up to radix 16 (the fast pass there), and the
+//! ranking after constant-time π's search over planes.
 
 use core::arch::x86_64::*;
 
 use super::KeyLayout;
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, Gathered, MARK_WORDS, Marks, PLANE_LANES, Passes, Picked,
-    SMALL_RADIX, Work, by_chunks, found_digits, pivots, rank_digits, sort16,
+    SMALL_RADIX, Work, by_chunks, by_radix, found_digits, pivots, rank_digits, sort16,
 };
 
 cpufeatures::new!(avx512_cpu, "avx512f", "avx512bw", "avx512vl");
@@ -31,6 +32,13 @@ impl Avx512 {
     pub(super) fn inverse(self, blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
         // SAFETY: as for `forward`.
         unsafe { inverse_avx512(blocks, work, digits) }
+    }
+
+    /// [`forward_small`] of the step's radix (at most [`SMALL_RADIX`]): constant-time π there.
+    #[inline(always)]
+    pub(super) fn forward_small(self, blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+        // SAFETY: as for `forward`.
+        unsafe { by_radix!(forward_small(blocks, work, digits)) }
     }
 
     /// [`rank_planes`] of the plane chunk from lane `first` on.
@@ -142,7 +150,7 @@ fn rank_kept<const S: usize>(
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn forward_avx512(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     if blocks.layout.n as usize <= SMALL_RADIX {
-        forward_small(blocks, digits)
+        by_radix!(forward_small(blocks, work, digits))
     } else {
         // Closures, not the functions: a `#[target_feature]` function does not implement
         // the `Fn` traits.
@@ -157,21 +165,21 @@ fn forward_avx512(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     }
 }
 
-/// π(x) for every lane by ranking all keys: key k is the answer where exactly x keys lie
-/// below it.
+/// π(x) for every lane from its keys sorted (radix `N`, at most [`SMALL_RADIX`]), eight lanes
+/// to a vector: a branch or an address depends only on the radix and `bytes_per_value`, save
+/// a tie of leading bits ([`found_digits`]), so constant-time π runs it too.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-fn forward_small(blocks: &Blocks<'_>, digits: &mut [u32]) {
-    let layout = &blocks.layout;
-    let n = layout.n as usize;
+fn forward_small<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    debug_assert_eq!(N, blocks.layout.n as usize);
+    let rows = &mut work.rows()[..N];
     for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
         let first = chunk * CHUNK;
-        let mut rows = [[0u64; CHUNK]; SMALL_RADIX];
-        let rows = &mut rows[..n];
         make_rows(blocks, first, digits.len(), rows);
-        let keys: [__m512i; SMALL_RADIX] =
+        // Past the N keys nothing is read: the network and the pick stop at N.
+        let keys =
             core::array::from_fn(|k| rows.get(k).map_or(_mm512_setzero_si512(), |r| load(r)));
         let x = core::array::from_fn(|l| digits.get(l).map_or(0, |&d| u64::from(d)));
-        let (found, ties) = select8(&keys[..n], load(&x), layout);
+        let (found, ties) = select_sorted::<N>(keys, load(&x), &blocks.layout);
         found_digits(
             blocks,
             first,
@@ -214,6 +222,12 @@ fn count_rows(
 /// not inlined, and each row went through the stack.)
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; CHUNK]]) {
+    if let (Some(keys), CHUNK) = (blocks.keys, count) {
+        for (row, made) in rows.iter_mut().zip(keys.chunks_exact(blocks.lanes)) {
+            row.copy_from_slice(&made[first..][..CHUNK]);
+        }
+        return;
+    }
     if count < CHUNK {
         for (k, row) in rows.iter_mut().enumerate() {
             blocks.chunk_row(k, first, count, row);
@@ -289,45 +303,31 @@ fn rank_slots(blocks: &Blocks<'_>, picked: &Picked<'_>, digits: &mut [u32]) {
     for (key, slot) in keys.iter_mut().zip(&picked.slots) {
         *key = load(slot);
     }
-    let (found, ties) = select16(keys, load(&picked.ranks), &blocks.layout);
+    let (found, ties) = select_sorted::<16>(keys, load(&picked.ranks), &blocks.layout);
     picked.digits(blocks, (array(found), ties.into()), digits);
 }
 
-/// For eight lanes (lane `l` in word `l` of each vector): the key of rank `x` among 16
-/// `keys` (by the sorting network [`SORT16`](super::group::SORT16)), and the lanes where
-/// another key shares that key's leading bits, so that key order may not be pair order there.
+/// For eight lanes (lane `l` in word `l` of each vector): the key of rank `x` among the first
+/// `N` of 16 `keys` (by the sorting network [`SORT16`](super::group::SORT16) pruned to `N`),
+/// and the lanes where another key shares that key's leading bits, so that key order may not
+/// be pair order there.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn select16(mut keys: [__m512i; 16], x: __m512i, layout: &KeyLayout) -> (__m512i, __mmask8) {
-    sort16!(&mut keys, |a, b| (
+fn select_sorted<const N: usize>(
+    mut keys: [__m512i; 16],
+    x: __m512i,
+    layout: &KeyLayout,
+) -> (__m512i, __mmask8) {
+    sort16!(&mut keys, below N, |a, b| (
         _mm512_min_epu64(a, b),
         _mm512_max_epu64(a, b)
     ));
     let mut found = _mm512_setzero_si512();
-    for (rank, &key) in keys.iter().enumerate() {
+    for (rank, &key) in keys[..N].iter().enumerate() {
         let here = _mm512_cmpeq_epu64_mask(x, _mm512_set1_epi64(rank as i64));
         found = _mm512_mask_mov_epi64(found, here, key);
     }
-    (found, ties(&keys, found, layout))
-}
-
-/// For eight lanes (lane `l` in word `l` of each vector): the key with exactly `x` of
-/// `keys` below it, and the lanes where another key shares that key's leading bits, so
-/// that key order may not be pair order there.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn select8(keys: &[__m512i], x: __m512i, layout: &KeyLayout) -> (__m512i, __mmask8) {
-    let one = _mm512_set1_epi64(1);
-    let mut found = _mm512_setzero_si512();
-    for &pivot in keys {
-        let mut below = _mm512_setzero_si512();
-        for &other in keys {
-            let less = _mm512_cmplt_epu64_mask(other, pivot);
-            below = _mm512_mask_add_epi64(below, less, below, one);
-        }
-        found = _mm512_mask_mov_epi64(found, _mm512_cmpeq_epu64_mask(below, x), pivot);
-    }
-    (found, ties(keys, found, layout))
+    (found, ties(&keys[..N], found, layout))
 }
 
 /// The lanes where a key other than `found` shares its leading bits (none if keys hold

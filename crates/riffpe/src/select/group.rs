@@ -568,6 +568,24 @@ macro_rules! sort16 {
 }
 pub(crate) use sort16;
 
+/// `pass::<N>(blocks, work, digits)` of the step's radix `N`, up to [`SMALL_RADIX`]: each
+/// radix its own build, so that its network (pruned to it) inlines into the pass rather than
+/// being a call per chunk with its keys passed through memory.
+macro_rules! by_radix {
+    ($pass:ident($blocks:expr, $work:expr, $digits:expr)) => {
+        $crate::select::group::by_radix!(
+            @radices $pass, $blocks, $work, $digits, 2 3 4 5 6 7 8 9 10 11 12 13 14 15
+        )
+    };
+    (@radices $pass:ident, $blocks:expr, $work:expr, $digits:expr, $($n:literal)*) => {
+        match $blocks.layout.n {
+            $($n => $pass::<$n>($blocks, $work, $digits),)*
+            _ => $pass::<{ $crate::select::group::SMALL_RADIX }>($blocks, $work, $digits),
+        }
+    };
+}
+pub(crate) use by_radix;
+
 /// The pairs of Batcher's odd–even merge sort of 16 items, layer by layer.
 pub(super) const fn odd_even_merge_sort() -> [(u8, u8); 63] {
     const N: usize = 16;

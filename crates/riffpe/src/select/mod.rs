@@ -23,7 +23,7 @@
 //! parts of keys: with AVX2 their leading two or three octets up to radix 256 (32 keys to a
 //! compare), after which the few keys that share them are gathered and ranked against each
 //! other, and their 16-bit quarters above (sixteen), up to radix 16 each lane's keys sorted by a
-//! network of fixed compare-exchanges; 16-bit quarters with SSE2 or NEON (eight keys to a
+//! network of fixed compare-exchanges (with AVX-512, eight lanes to a vector); 16-bit quarters with SSE2 or NEON (eight keys to a
 //! compare). The AVX2 kernels read their keys from those the AES loop made while the blocks
 //! were still in registers, where each value starts a block and the radix is at most 256
 //! (`group::made_in_loop`), if the scratch has room for them (`Fpe::lockstep_scratch_size`).

@@ -834,10 +834,16 @@ mod group {
 
         #[test]
         fn small_radices_match_a_plain_sort(case in group_of(2..=SMALL_RADIX)) {
-            // Each radix up to SMALL_RADIX compiles its own pruned network: all of them, often.
+            // Each radix up to SMALL_RADIX compiles its own pruned network: all of them, often,
+            // in both modes.
             for group in Group::available().into_iter().flatten() {
                 let forward = |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.forward(b, w, d);
                 check(&case, &[("group forward", &forward, true)])?;
+            }
+            for group in ConstantTimeGroup::available().into_iter().flatten() {
+                let forward =
+                    |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.select(b, w, d, true);
+                check(&case, &[("constant-time group forward", &forward, true)])?;
             }
         }
     }

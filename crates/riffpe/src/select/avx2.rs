@@ -167,7 +167,8 @@ impl Avx2 {
     /// lane's keys by a network of fixed pairs, or by AVX-512's, eight lanes to a vector, if
     /// `wide`; above it by [`forward_planes_constant_time`] where the AES loop made planes,
     /// with AVX-512's ranking if `wide`, else by [`forward_constant_time_avx2`]), else π⁻¹ by
-    /// [`inverse_constant_time_avx2`]: the constant-time passes.
+    /// [`inverse_constant_time_avx2`], or by AVX-512's, eight lanes to a vector, if `wide`: the
+    /// constant-time passes.
     #[inline(always)]
     pub(super) fn select_constant_time(
         self,
@@ -189,6 +190,8 @@ impl Avx2 {
         } else if forward {
             // SAFETY: as for `forward`.
             unsafe { forward_constant_time_avx2(blocks, work, digits) }
+        } else if let Some(wide) = wide {
+            wide.inverse_constant_time(blocks, work, digits)
         } else {
             // SAFETY: as for `forward`.
             unsafe { inverse_constant_time_avx2(blocks, work, digits) }

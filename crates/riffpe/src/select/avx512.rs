@@ -7,7 +7,7 @@ use core::arch::x86_64::*;
 use super::KeyLayout;
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, Gathered, MARK_WORDS, Marks, PLANE_LANES, Passes, Picked,
-    SMALL_RADIX, Work, by_chunks, by_radix, found_digits, pivots, rank_digits, sort16,
+    SMALL_RADIX, Work, by_chunks, by_radix, found_digits, rank_digits, sort16,
 };
 
 cpufeatures::new!(avx512_cpu, "avx512f", "avx512bw", "avx512vl");
@@ -31,7 +31,19 @@ impl Avx512 {
     #[inline(always)]
     pub(super) fn inverse(self, blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
         // SAFETY: as for `forward`.
-        unsafe { inverse_avx512(blocks, work, digits) }
+        unsafe { inverse_avx512::<false>(blocks, work, digits) }
+    }
+
+    /// Constant-time π⁻¹: [`inverse_avx512`] with each lane's pivot picked with masks.
+    #[inline(always)]
+    pub(super) fn inverse_constant_time(
+        self,
+        blocks: &Blocks<'_>,
+        work: Work<'_>,
+        digits: &mut [u32],
+    ) {
+        // SAFETY: as for `forward`.
+        unsafe { inverse_avx512::<true>(blocks, work, digits) }
     }
 
     /// [`forward_small`] of the step's radix (at most [`SMALL_RADIX`]): constant-time π there.
@@ -174,10 +186,15 @@ fn forward_small<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &m
     let rows = &mut work.rows()[..N];
     for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
         let first = chunk * CHUNK;
-        make_rows(blocks, first, digits.len(), rows);
+        let made = chunk_rows(blocks, first, digits.len(), rows);
         // Past the N keys nothing is read: the network and the pick stop at N.
-        let keys =
-            core::array::from_fn(|k| rows.get(k).map_or(_mm512_setzero_si512(), |r| load(r)));
+        let keys = core::array::from_fn(|k| {
+            if k < N {
+                made.key(k)
+            } else {
+                _mm512_setzero_si512()
+            }
+        });
         let x = core::array::from_fn(|l| digits.get(l).map_or(0, |&d| u64::from(d)));
         let (found, ties) = select_sorted::<N>(keys, load(&x), &blocks.layout);
         found_digits(
@@ -212,6 +229,48 @@ fn count_rows(
     (array(low), array(high))
 }
 
+/// A chunk's rows of keys, as vectors: read where the AES loop made them, else from `rows`.
+#[derive(Clone, Copy)]
+struct ChunkRows<'r> {
+    /// Row k's [`CHUNK`] keys from word `k * stride` on.
+    words: &'r [u64],
+    stride: usize,
+}
+
+impl ChunkRows<'_> {
+    /// Row `k`'s keys.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn key(&self, k: usize) -> __m512i {
+        let words = &self.words[k * self.stride..][..CHUNK];
+        // SAFETY: `words` is 64 readable bytes; the load is unaligned.
+        unsafe { _mm512_loadu_si512(words.as_ptr().cast()) }
+    }
+}
+
+/// The rows of the [`CHUNK`] lanes from `first` on, `count` of which exist: the keys the AES
+/// loop made for a whole chunk, in place; else made into `rows` ([`make_rows`]).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn chunk_rows<'r>(
+    blocks: &Blocks<'r>,
+    first: usize,
+    count: usize,
+    rows: &'r mut [[u64; CHUNK]],
+) -> ChunkRows<'r> {
+    if let (Some(keys), CHUNK) = (blocks.keys, count) {
+        return ChunkRows {
+            words: &keys[first..],
+            stride: blocks.lanes,
+        };
+    }
+    make_rows(blocks, first, count, rows);
+    ChunkRows {
+        words: rows.as_flattened(),
+        stride: CHUNK,
+    }
+}
+
 /// The rows of the [`CHUNK`] lanes from `first` on, `count` of which exist (a chunk of
 /// fewer lanes than [`CHUNK`] by the portable code).
 ///
@@ -222,12 +281,6 @@ fn count_rows(
 /// not inlined, and each row went through the stack.)
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; CHUNK]]) {
-    if let (Some(keys), CHUNK) = (blocks.keys, count) {
-        for (row, made) in rows.iter_mut().zip(keys.chunks_exact(blocks.lanes)) {
-            row.copy_from_slice(&made[first..][..CHUNK]);
-        }
-        return;
-    }
     if count < CHUNK {
         for (k, row) in rows.iter_mut().enumerate() {
             blocks.chunk_row(k, first, count, row);
@@ -381,26 +434,55 @@ fn array(v: __m512i) -> [u64; CHUNK] {
     words
 }
 
-/// the portable inverse (the tests' oracle) a chunk at a time: the chunk's rows made as vectors, then each
-/// compared with the lanes' pivots as one vector.
+/// π⁻¹(k) for every lane, as the portable inverse (the tests' oracle) but a chunk at a time: each
+/// lane's keys below its pivot, key k, counted in one pass over the rows. The pivot is loaded from row k, unless `CONSTANT_TIME`: then it is picked with
+/// masks from every row, so that no address depends on a digit (a tie of leading bits is
+/// [`rank_digits`]' documented exception).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-fn inverse_avx512(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+fn inverse_avx512<const CONSTANT_TIME: bool>(
+    blocks: &Blocks<'_>,
+    work: Work<'_>,
+    digits: &mut [u32],
+) {
     let rows = work.rows();
+    let n = blocks.layout.n as usize;
     let one = _mm512_set1_epi64(1);
     let value_mask = _mm512_set1_epi64(blocks.layout.value_mask() as i64);
     for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
         let first = chunk * CHUNK;
-        make_rows(blocks, first, digits.len(), rows);
-        let pivots = pivots(rows, digits);
-        let pivot = load(&pivots);
+        let made = chunk_rows(blocks, first, digits.len(), rows);
+        let pivot = if CONSTANT_TIME {
+            let wanted = core::array::from_fn(|l| digits.get(l).map_or(0, |&k| k.into()));
+            let wanted = load(&wanted);
+            let mut pivot = _mm512_setzero_si512();
+            for k in 0..n {
+                let hit = _mm512_cmpeq_epu64_mask(wanted, _mm512_set1_epi64(k as i64));
+                pivot = _mm512_mask_mov_epi64(pivot, hit, made.key(k));
+            }
+            pivot
+        } else {
+            // Each lane's key of its value k, which is in row k.
+            let pivots: [u64; CHUNK] = core::array::from_fn(|l| match digits.get(l) {
+                Some(&k) if (k as usize) < n => made.words[k as usize * made.stride + l],
+                _ => 0,
+            });
+            load(&pivots)
+        };
         let (mut below, mut same) = (_mm512_setzero_si512(), _mm512_setzero_si512());
-        for row in rows.iter() {
-            let key = load(row);
+        for k in 0..n {
+            let key = made.key(k);
             let less = _mm512_cmplt_epu64_mask(key, pivot);
             below = _mm512_mask_add_epi64(below, less, below, one);
             let tied = _mm512_testn_epi64_mask(_mm512_xor_si512(key, pivot), value_mask);
             same = _mm512_mask_add_epi64(same, tied, same, one);
         }
-        rank_digits(blocks, first, &pivots, array(below), array(same), digits);
+        rank_digits(
+            blocks,
+            first,
+            &array(pivot),
+            array(below),
+            array(same),
+            digits,
+        );
     }
 }

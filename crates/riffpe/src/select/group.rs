@@ -681,15 +681,6 @@ fn pick_exact(blocks: &Blocks<'_>, lane: usize, spare: &mut [u64], x: u32) -> u3
     nth_exact(blocks, lane, keys, x.into())
 }
 
-/// Each lane's pivot: the key of its value k, which is in row k.
-#[inline(always)]
-pub(super) fn pivots(rows: &[[u64; CHUNK]], digits: &[u32]) -> [u64; CHUNK] {
-    core::array::from_fn(|l| {
-        let row = digits.get(l).and_then(|&k| rows.get(k as usize));
-        row.map_or(0, |row| row[l])
-    })
-}
-
 /// Each lane's rank, from the count of keys below its pivot, unless another key shares the
 /// pivot's leading bits (`same` counts the pivot too): then counted again, keys compared in full.
 #[inline(always)]

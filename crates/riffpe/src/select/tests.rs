@@ -215,7 +215,11 @@ mod group {
             for (k, row) in rows.iter_mut().enumerate() {
                 blocks.chunk_row(k, first, digits.len(), row);
             }
-            let pivots = pivots(rows, digits);
+            // Each lane's key of its value k, which is in row k.
+            let pivots: [u64; CHUNK] = core::array::from_fn(|l| {
+                let row = digits.get(l).and_then(|&k| rows.get(k as usize));
+                row.map_or(0, |row| row[l])
+            });
             let (mut below, mut same) = ([0u64; CHUNK], [0u64; CHUNK]);
             for row in rows.iter() {
                 for l in 0..CHUNK {

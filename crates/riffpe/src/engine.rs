@@ -538,7 +538,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                 (false, Some(_)) => Planes::words(n, lanes),
                 (false, None) => 0,
             });
-            if lanes == B::ParBlocksSize::USIZE && planes.is_none() {
+            if lanes == B::ParBlocksSize::USIZE && planes.is_none() && lanes <= REGISTER_LANES {
                 // A fresh local, used only whole, stays in registers from row to row, so no
                 // block waits on a store and a load; `states`, XORed block by block, would not.
                 let mut chains = states.clone();
@@ -551,15 +551,18 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                     }
                 }
             } else {
-                // Each row encrypted from the one before in memory: making planes from a row
-                // needs more registers than the chains leave free.
+                // Each row encrypted from the one before in memory: more chains than
+                // `REGISTER_LANES` spill, and a copy of each row is a pass of its own; making
+                // planes from a row needs more registers than the chains leave free.
                 let (first, mut rest) = rows.split_at_mut(lanes);
                 encrypt_into(self.backend, &states[..lanes], first);
                 let mut previous = &*first;
                 for j in 0..blocks {
+                    let (row_blocks, _) = Array::slice_as_flattened(previous).as_chunks::<16>();
                     if let Some(planes) = planes {
-                        let (blocks, _) = Array::slice_as_flattened(previous).as_chunks::<16>();
-                        planes.make(&keyed, j, blocks, made_keys);
+                        planes.make(&keyed, j, row_blocks, made_keys);
+                    } else if made {
+                        group::make_row_keys(&keyed, j, row_blocks, made_keys);
                     }
                     if j + 1 < blocks {
                         let (row, after) = rest.split_at_mut(lanes);
@@ -635,6 +638,10 @@ fn group_kernel(kernel: Kernel) -> Option<GroupKernel> {
         Kernel::PerLane | Kernel::ConstantTime => None,
     }
 }
+
+/// The most lockstep chains kept in registers from row to row (eight VAES-256 registers; 64
+/// chains would take all 32 of AVX-512's, leaving none for the round keys).
+const REGISTER_LANES: usize = 16;
 
 /// `output[l] = E(input[l])` for every lane, in one backend call.
 #[inline(always)]

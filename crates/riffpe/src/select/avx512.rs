@@ -10,6 +10,63 @@ use super::group::{
     SMALL_RADIX, Work, by_chunks, by_radix, found_digits, rank_digits, sort16,
 };
 
+/// `lead!(blocks, first, k)`: the eight leading bytes of value `k` of the [`CHUNK`] lanes from
+/// `first` on (all of which exist), big-endian, one word a lane: the key the AES loop made,
+/// where it made keys (their high bits are the value's); else the lanes' 16 words of the
+/// value's block row (and of the next, if the value starts in a block's second half) loaded as
+/// two vectors, their first and second halves picked into one vector each and byte-swapped,
+/// then shifted together. A macro, not a function: as a function of its own this was not
+/// inlined, and each row went through the stack.
+macro_rules! lead {
+    ($blocks:expr, $first:expr, $k:expr) => {{
+        let (blocks, first, k): (&Blocks<'_>, usize, usize) = ($blocks, $first, $k);
+        if let Some(keys) = blocks.keys {
+            let words = &keys[k * blocks.lanes + first..][..CHUNK];
+            // SAFETY: `words` is 64 readable bytes; the load is unaligned.
+            unsafe { _mm512_loadu_si512(words.as_ptr().cast()) }
+        } else {
+            let swap = _mm512_set_epi64(
+                0x0809_0a0b_0c0d_0e0f,
+                0x0001_0203_0405_0607,
+                0x0809_0a0b_0c0d_0e0f,
+                0x0001_0203_0405_0607,
+                0x0809_0a0b_0c0d_0e0f,
+                0x0001_0203_0405_0607,
+                0x0809_0a0b_0c0d_0e0f,
+                0x0001_0203_0405_0607,
+            );
+            let firsts = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+            let seconds = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+            let lines = |j: usize| {
+                let (lines, _) = blocks.block_row(j)[first * 16..][..128].as_chunks::<64>();
+                (load_bytes(&lines[0]), load_bytes(&lines[1]))
+            };
+            let half = |(a, b): (__m512i, __m512i), which| {
+                _mm512_shuffle_epi8(_mm512_permutex2var_epi64(a, which, b), swap)
+            };
+            let offset = k * blocks.layout.bytes_per_value();
+            let (block, byte) = (offset / 16, offset % 16);
+            match byte {
+                0 => half(lines(block), firsts),
+                8 => half(lines(block), seconds),
+                _ => {
+                    let (high, low) = if byte < 8 {
+                        let words = lines(block);
+                        (half(words, firsts), half(words, seconds))
+                    } else {
+                        (half(lines(block), seconds), half(lines(block + 1), firsts))
+                    };
+                    let shift = 8 * (byte % 8) as i64;
+                    _mm512_or_si512(
+                        _mm512_sll_epi64(high, _mm_cvtsi64_si128(shift)),
+                        _mm512_srl_epi64(low, _mm_cvtsi64_si128(64 - shift)),
+                    )
+                }
+            }
+        }
+    }};
+}
+
 cpufeatures::new!(avx512_cpu, "avx512f", "avx512bw", "avx512vl");
 
 /// Proof that this CPU has AVX-512 F, BW and VL: only [`Avx512::detect`] makes one.
@@ -162,7 +219,7 @@ fn rank_kept<const S: usize>(
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn forward_avx512(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
     if blocks.layout.n as usize <= SMALL_RADIX {
-        by_radix!(forward_small(blocks, work, digits))
+        by_radix!(forward_narrow(blocks, work, digits))
     } else {
         // Closures, not the functions: a `#[target_feature]` function does not implement
         // the `Fn` traits.
@@ -185,25 +242,159 @@ fn forward_small<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &m
     debug_assert_eq!(N, blocks.layout.n as usize);
     let rows = &mut work.rows()[..N];
     for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
-        let first = chunk * CHUNK;
-        let made = chunk_rows(blocks, first, digits.len(), rows);
-        // Past the N keys nothing is read: the network and the pick stop at N.
-        let keys = core::array::from_fn(|k| {
-            if k < N {
-                made.key(k)
-            } else {
-                _mm512_setzero_si512()
+        forward_small_chunk::<N>(blocks, chunk * CHUNK, digits, rows);
+    }
+}
+
+/// [`forward_small`] of the chunk of lanes from `first` on, `rows` its room for their keys.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn forward_small_chunk<const N: usize>(
+    blocks: &Blocks<'_>,
+    first: usize,
+    digits: &mut [u32],
+    rows: &mut [[u64; CHUNK]],
+) {
+    let made = chunk_rows(blocks, first, digits.len(), rows);
+    // Past the N keys nothing is read: the network and the pick stop at N.
+    let keys = core::array::from_fn(|k| {
+        if k < N {
+            made.key(k)
+        } else {
+            _mm512_setzero_si512()
+        }
+    });
+    let x = core::array::from_fn(|l| digits.get(l).map_or(0, |&d| u64::from(d)));
+    let (found, ties) = select_sorted::<N>(keys, load(&x), &blocks.layout);
+    found_digits(
+        blocks,
+        first,
+        (array(found), ties.into()),
+        rows.as_flattened_mut(),
+        digits,
+    );
+}
+
+/// Lanes in a vector of 32-bit keys ([`forward_narrow`]).
+const NARROW_LANES: usize = 2 * CHUNK;
+
+/// The four leading bytes of value `k` of the [`NARROW_LANES`] lanes from `first` on,
+/// big-endian, one 32-bit word a lane, from the keystream: loaded from the value's first byte
+/// where they lie within its block, else both blocks' words shifted together.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn narrow_lead(blocks: &Blocks<'_>, first: usize, k: usize) -> __m512i {
+    // Word 0 of each block, the first eight lanes' from `a` and `b`, the next eight's from `c`
+    // and `d`.
+    let words = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
+    let swap = _mm512_set4_epi32(0x0c0d_0e0f, 0x0809_0a0b, 0x0405_0607, 0x0001_0203);
+    // From byte `at` of row `j`'s blocks of the lanes on: each lane's bytes `at` to `at + 4`,
+    // one word a lane (the last load reads into the next row, at worst the slack row).
+    let pack = |j: usize, at: usize| {
+        let start = j * blocks.lanes * 16 + first * 16 + at;
+        let (lines, _) = blocks.bytes[start..][..256].as_chunks::<64>();
+        let [a, b, c, d] = [0, 1, 2, 3].map(|i| load_bytes(&lines[i]));
+        _mm512_mask_blend_epi32(
+            0xff00,
+            _mm512_permutex2var_epi32(a, words, b),
+            _mm512_permutex2var_epi32(c, words, d),
+        )
+    };
+    let offset = k * blocks.layout.bytes_per_value();
+    let (block, byte) = (offset / 16, offset % 16);
+    let lead = if byte <= 12 {
+        pack(block, byte)
+    } else {
+        // Bytes 12 to 16 of the block and 0 to 4 of the next, shifted down to the value's
+        // first byte.
+        let shift = 8 * (byte as i64 - 12);
+        _mm512_or_si512(
+            _mm512_srl_epi32(pack(block, 12), _mm_cvtsi64_si128(shift)),
+            _mm512_sll_epi32(pack(block + 1, 0), _mm_cvtsi64_si128(32 - shift)),
+        )
+    };
+    _mm512_shuffle_epi8(lead, swap)
+}
+
+/// Fast π(x) for every lane as [`forward_small`] finds it, but with 32-bit keys, sixteen lanes
+/// to a vector (as AVX2's fast pass keeps eight): a value's 32 leading bits (fewer if `b < 4`)
+/// with its index in the low bits. A tie of those fewer bits (about 2⁻²⁵ a lane and step at
+/// radix 10) is settled by a compare in full, a branch on the keys. Lanes past the last
+/// sixteen run [`forward_small`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn forward_narrow<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    debug_assert_eq!(N, blocks.layout.n as usize);
+    let layout = &blocks.layout;
+    let index_mask = layout.index_mask() as u32;
+    let value_mask = _mm512_set1_epi32(((layout.value_mask() >> 32) as u32 & !index_mask) as i32);
+    let exact = 8 * layout.bytes_per_value() + layout.index_bits() as usize <= u32::BITS as usize;
+    // The high words of both vectors' eight keys, in lane order.
+    let high_words = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    let one = _mm512_set1_epi32(1);
+    let rows = &mut work.rows()[..N];
+    let full = blocks.lanes / NARROW_LANES * NARROW_LANES;
+    let (whole, rest) = digits[..blocks.lanes].split_at_mut(full);
+    for (pair, digits) in whole
+        .as_chunks_mut::<NARROW_LANES>()
+        .0
+        .iter_mut()
+        .enumerate()
+    {
+        let first = pair * NARROW_LANES;
+        let mut keys = [_mm512_setzero_si512(); SMALL_RADIX];
+        for (k, key) in keys.iter_mut().enumerate().take(N) {
+            let lead = match blocks.keys {
+                Some(_) => {
+                    let (low, high) = (lead!(blocks, first, k), lead!(blocks, first + CHUNK, k));
+                    _mm512_permutex2var_epi32(low, high_words, high)
+                }
+                None => narrow_lead(blocks, first, k),
+            };
+            *key = _mm512_or_si512(
+                _mm512_and_si512(lead, value_mask),
+                _mm512_set1_epi32(k as i32),
+            );
+        }
+        sort16!(&mut keys, below N, |a, b| (
+            _mm512_min_epu32(a, b),
+            _mm512_max_epu32(a, b)
+        ));
+        // SAFETY: `digits` is 64 readable bytes; the load is unaligned.
+        let x = unsafe { _mm512_loadu_si512(digits.as_ptr().cast()) };
+        let mut found = _mm512_setzero_si512();
+        for (rank, &key) in keys[..N].iter().enumerate() {
+            let here = _mm512_cmpeq_epi32_mask(x, _mm512_set1_epi32(rank as i32));
+            found = _mm512_mask_mov_epi32(found, here, key);
+        }
+        let ties = if exact {
+            0
+        } else {
+            let mut same = _mm512_setzero_si512();
+            for &key in &keys[..N] {
+                let differ = _mm512_and_si512(_mm512_xor_si512(key, found), value_mask);
+                let equal = _mm512_testn_epi32_mask(differ, differ);
+                same = _mm512_mask_add_epi32(same, equal, same, one);
             }
-        });
-        let x = core::array::from_fn(|l| digits.get(l).map_or(0, |&d| u64::from(d)));
-        let (found, ties) = select_sorted::<N>(keys, load(&x), &blocks.layout);
-        found_digits(
-            blocks,
-            first,
-            (array(found), ties.into()),
-            rows.as_flattened_mut(),
-            digits,
-        );
+            _mm512_cmpneq_epi32_mask(same, one)
+        };
+        let mut words = [0u32; NARROW_LANES];
+        // SAFETY: `words` is 64 writable bytes; the store is unaligned.
+        unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), found) };
+        for (half, digits) in digits.as_chunks_mut::<CHUNK>().0.iter_mut().enumerate() {
+            let found = core::array::from_fn(|l| u64::from(words[half * CHUNK + l]));
+            let ties = u32::from(ties >> (half * CHUNK)) & 0xff;
+            let first = first + half * CHUNK;
+            found_digits(
+                blocks,
+                first,
+                (found, ties),
+                rows.as_flattened_mut(),
+                digits,
+            );
+        }
+    }
+    for (chunk, digits) in rest.chunks_mut(CHUNK).enumerate() {
+        forward_small_chunk::<N>(blocks, full + chunk * CHUNK, digits, rows);
     }
 }
 
@@ -272,13 +463,8 @@ fn chunk_rows<'r>(
 }
 
 /// The rows of the [`CHUNK`] lanes from `first` on, `count` of which exist (a chunk of
-/// fewer lanes than [`CHUNK`] by the portable code).
-///
-/// Keys as [`Blocks::chunk_row`] makes them, a row at a time: the lanes' 16 words of the value's
-/// block row (and of the next, if the value starts in a block's second half) loaded as
-/// two vectors, their first and second halves picked into one vector each and
-/// byte-swapped to big-endian, then shifted together. (As a function of its own this was
-/// not inlined, and each row went through the stack.)
+/// fewer lanes than [`CHUNK`] by the portable code), as [`Blocks::chunk_row`] makes them: each
+/// value's leading bytes ([`lead!`]) masked, its index in the low bits.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; CHUNK]]) {
     if count < CHUNK {
@@ -287,47 +473,9 @@ fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; 
         }
         return;
     }
-    let swap = _mm512_set_epi64(
-        0x0809_0a0b_0c0d_0e0f,
-        0x0001_0203_0405_0607,
-        0x0809_0a0b_0c0d_0e0f,
-        0x0001_0203_0405_0607,
-        0x0809_0a0b_0c0d_0e0f,
-        0x0001_0203_0405_0607,
-        0x0809_0a0b_0c0d_0e0f,
-        0x0001_0203_0405_0607,
-    );
-    let firsts = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
-    let seconds = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
     let value_mask = _mm512_set1_epi64(blocks.layout.value_mask() as i64);
-    let lines = |j: usize| {
-        let (lines, _) = blocks.block_row(j)[first * 16..][..128].as_chunks::<64>();
-        (load_bytes(&lines[0]), load_bytes(&lines[1]))
-    };
-    let half = |(a, b): (__m512i, __m512i), which| {
-        _mm512_shuffle_epi8(_mm512_permutex2var_epi64(a, which, b), swap)
-    };
     for (k, row) in rows.iter_mut().enumerate() {
-        let offset = k * blocks.layout.bytes_per_value();
-        let (block, byte) = (offset / 16, offset % 16);
-        let lead = match byte {
-            0 => half(lines(block), firsts),
-            8 => half(lines(block), seconds),
-            _ => {
-                let (high, low) = if byte < 8 {
-                    let words = lines(block);
-                    (half(words, firsts), half(words, seconds))
-                } else {
-                    (half(lines(block), seconds), half(lines(block + 1), firsts))
-                };
-                let shift = 8 * (byte % 8) as i64;
-                _mm512_or_si512(
-                    _mm512_sll_epi64(high, _mm_cvtsi64_si128(shift)),
-                    _mm512_srl_epi64(low, _mm_cvtsi64_si128(64 - shift)),
-                )
-            }
-        };
-        let key = _mm512_and_si512(lead, value_mask);
+        let key = _mm512_and_si512(lead!(blocks, first, k), value_mask);
         store(row, _mm512_or_si512(key, _mm512_set1_epi64(k as i64)));
     }
 }

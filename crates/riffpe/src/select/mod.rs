@@ -237,14 +237,20 @@ impl Kernel {
 
     /// Whether the kernel's rows for π (`forward`) or π⁻¹ are read from keys made in the AES
     /// loop, where the step allows it ([`group::made_in_loop`]), rather than made from the
-    /// stored keystream: the AVX2 passes. The AVX-512 and 128-bit passes build their rows from
-    /// the keystream.
+    /// stored keystream: where the direction runs AVX2's passes (AVX-512's read them too where
+    /// they are made, as its sorting up to radix 16 does). The 128-bit passes build their rows
+    /// from the keystream.
     #[inline]
     pub(crate) fn reads_made_keys(self, forward: bool) -> bool {
         match self {
             #[cfg(target_arch = "x86_64")]
             Kernel::Group(group) => {
-                matches!(group.isa(forward), GroupIsa::Avx2(_))
+                let isa = if forward {
+                    group.forward
+                } else {
+                    group.inverse
+                };
+                matches!(isa, GroupIsa::Avx2(_))
             }
             #[cfg(target_arch = "x86_64")]
             Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(..))) => true,
@@ -291,37 +297,47 @@ impl GroupIsa {
 }
 
 /// Proof that this CPU runs the group kernel: only [`Group::detect`] makes one. Each direction
-/// has its own instruction set.
+/// has its own instruction set, and π up to radix [`group::SMALL_RADIX`] one of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Group {
     forward: GroupIsa,
+    /// π up to radix [`group::SMALL_RADIX`]: a sorting network of 32-bit keys at any radix the
+    /// cipher has, so the widest vectors.
+    small: GroupIsa,
     inverse: GroupIsa,
 }
 
 impl Group {
-    /// The group kernel for radices up to `max_radix` on this CPU. π runs AVX2's passes
-    /// wherever the CPU has AVX2, AVX-512 included, rather than AVX-512's count of buckets and
-    /// gather of one (BENCHMARKS.md compares the two). π⁻¹, one pass of compares, runs the
-    /// widest vectors, except over planes ([`Kernel::planes`]), which AVX2's passes read.
+    /// The group kernel for radices up to `max_radix` on this CPU. Above radix
+    /// [`group::SMALL_RADIX`], π runs AVX2's passes wherever the CPU has AVX2, AVX-512 included,
+    /// rather than AVX-512's count of buckets and gather of one (BENCHMARKS.md compares the two);
+    /// up to it, the widest vectors sort. π⁻¹, one pass of compares, runs the widest vectors,
+    /// except over planes ([`Kernel::planes`]), which AVX2's passes read.
     fn detect(max_radix: u32) -> Option<Group> {
         let [avx512, avx2] = GroupIsa::available();
         let reaches = |isa: &GroupIsa| max_radix <= isa.max_radix();
         Some(Group {
             forward: [avx2, avx512].into_iter().flatten().find(reaches)?,
+            small: avx512.or(avx2)?,
             inverse: [avx512, avx2].into_iter().flatten().find(reaches)?,
         })
     }
 
-    /// The instruction set of π (`forward`) or π⁻¹.
+    /// The instruction set of π (`forward`) or π⁻¹ for a step of radix `n`.
     #[inline(always)]
-    fn isa(self, forward: bool) -> GroupIsa {
-        if forward { self.forward } else { self.inverse }
+    fn isa(self, forward: bool, n: u32) -> GroupIsa {
+        match forward {
+            true if n as usize <= group::SMALL_RADIX => self.small,
+            true => self.forward,
+            false => self.inverse,
+        }
     }
 
     /// The largest radix both directions select.
     #[cfg(test)]
     fn max_radix(self) -> u32 {
-        self.forward.max_radix().min(self.inverse.max_radix())
+        let isas = [self.forward, self.small, self.inverse];
+        isas.map(GroupIsa::max_radix).into_iter().min().unwrap_or(0)
     }
 
     /// Every group kernel this CPU runs, one instruction set for both directions, widest
@@ -331,6 +347,7 @@ impl Group {
         GroupIsa::available().map(|isa| {
             isa.map(|isa| Group {
                 forward: isa,
+                small: isa,
                 inverse: isa,
             })
         })
@@ -348,7 +365,7 @@ impl Group {
     ) {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (blocks, work, digits);
-        match self.isa(true) {
+        match self.isa(true, blocks.layout.n) {
             #[cfg(target_arch = "x86_64")]
             GroupIsa::Avx512(isa) => isa.forward(blocks, work, digits),
             #[cfg(target_arch = "x86_64")]
@@ -373,7 +390,7 @@ impl Group {
         if let (GroupIsa::Avx2(avx2), Some(planes)) = (self.forward, blocks.planes) {
             return avx2.inverse_planes(blocks, planes, digits);
         }
-        match self.isa(false) {
+        match self.isa(false, blocks.layout.n) {
             #[cfg(target_arch = "x86_64")]
             GroupIsa::Avx512(isa) => isa.inverse(blocks, work, digits),
             #[cfg(target_arch = "x86_64")]

@@ -694,15 +694,15 @@ mod group {
 
     #[test]
     fn narrow_keys_tie_where_whole_keys_do_not() {
-        // AVX2's fast passes up to radix 16 compare 32-bit keys (the value's leading 28 bits or
+        // The fast passes up to radix 16 compare 32-bit keys (the value's leading 28 bits or
         // so). Noise keys share them about once in 2^25 steps, so here lane 3's values 1, 2 and
         // n - 1 share their four leading bytes and differ in the fifth (two of them the other
         // way round in the next 32 bits), straddling a block for b = 18; every x of every lane
         // is checked, forward and back, whole chunks and a last one of fewer lanes.
         for (n, b, lanes) in [
-            (10usize, 18usize, 8usize),
+            (10usize, 18usize, 16usize),
             (16, 16, 16),
-            (5, 7, 11),
+            (5, 7, 19),
             (3, 4, 8),
         ] {
             let mut bytes = noise(((n * b).div_ceil(16) + 1) * lanes * 16);
@@ -786,15 +786,21 @@ mod group {
     }
 
     #[test]
-    fn forward_runs_avx2_and_inverse_the_widest_vectors_that_reach_the_radix() {
-        let group = |forward, inverse| Some(Group { forward, inverse });
+    fn forward_runs_avx2_above_radix_16_and_the_rest_the_widest_vectors() {
+        let group = |forward, small, inverse| {
+            Some(Group {
+                forward,
+                small,
+                inverse,
+            })
+        };
         match GroupIsa::available() {
             [Some(avx512), Some(avx2)] => {
-                assert_eq!(Group::detect(100), group(avx2, avx512));
-                assert_eq!(Group::detect(MAX_RADIX), group(avx2, avx512));
-                assert_eq!(Group::detect(MAX_RADIX + 1), group(avx2, avx2));
+                assert_eq!(Group::detect(100), group(avx2, avx512, avx512));
+                assert_eq!(Group::detect(MAX_RADIX), group(avx2, avx512, avx512));
+                assert_eq!(Group::detect(MAX_RADIX + 1), group(avx2, avx512, avx2));
             }
-            [None, Some(avx2)] => assert_eq!(Group::detect(100), group(avx2, avx2)),
+            [None, Some(avx2)] => assert_eq!(Group::detect(100), group(avx2, avx2, avx2)),
             _ => {}
         }
         assert_eq!(Group::detect(MAX_RADIX + 2), None);

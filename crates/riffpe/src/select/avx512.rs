@@ -7,7 +7,7 @@ use core::arch::x86_64::*;
 use super::KeyLayout;
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, Gathered, MARK_WORDS, Marks, PLANE_LANES, Passes, Picked,
-    SMALL_RADIX, Work, by_chunks, by_radix, found_digits, rank_digits, sort16,
+    SMALL_RADIX, Work, by_chunks, by_radix, found_digits, rank_digits, rank_exact, sort16,
 };
 
 /// `lead!(blocks, first, k)`: the eight leading bytes of value `k` of the [`CHUNK`] lanes from
@@ -275,7 +275,7 @@ fn forward_small_chunk<const N: usize>(
     );
 }
 
-/// Lanes in a vector of 32-bit keys ([`forward_narrow`]).
+/// Lanes in a vector of 32-bit keys ([`select_narrow`]).
 const NARROW_LANES: usize = 2 * CHUNK;
 
 /// The four leading bytes of value `k` of the [`NARROW_LANES`] lanes from `first` on,
@@ -316,13 +316,18 @@ fn narrow_lead(blocks: &Blocks<'_>, first: usize, k: usize) -> __m512i {
     _mm512_shuffle_epi8(lead, swap)
 }
 
-/// Fast π(x) for every lane as [`forward_small`] finds it, but with 32-bit keys, sixteen lanes
-/// to a vector (as AVX2's fast pass keeps eight): a value's 32 leading bits (fewer if `b < 4`)
+/// Fast π(x) for every lane if `FORWARD` (as [`forward_small`] finds it), else π⁻¹ (as
+/// [`inverse_avx512`]), but with 32-bit keys, sixteen lanes to a vector (as AVX2's fast passes
+/// keep eight): a value's 32 leading bits (fewer if `b < 4`)
 /// with its index in the low bits. A tie of those fewer bits (about 2⁻²⁵ a lane and step at
 /// radix 10) is settled by a compare in full, a branch on the keys. Lanes past the last
-/// sixteen run [`forward_small`].
+/// sixteen run the 64-bit passes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-fn forward_narrow<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+fn select_narrow<const N: usize, const FORWARD: bool>(
+    blocks: &Blocks<'_>,
+    work: Work<'_>,
+    digits: &mut [u32],
+) {
     debug_assert_eq!(N, blocks.layout.n as usize);
     let layout = &blocks.layout;
     let index_mask = layout.index_mask() as u32;
@@ -355,22 +360,14 @@ fn forward_narrow<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &
                 _mm512_set1_epi32(k as i32),
             );
         }
-        sort16!(&mut keys, below N, |a, b| (
-            _mm512_min_epu32(a, b),
-            _mm512_max_epu32(a, b)
-        ));
         // SAFETY: `digits` is 64 readable bytes; the load is unaligned.
         let x = unsafe { _mm512_loadu_si512(digits.as_ptr().cast()) };
-        let mut found = _mm512_setzero_si512();
-        for (rank, &key) in keys[..N].iter().enumerate() {
-            let here = _mm512_cmpeq_epi32_mask(x, _mm512_set1_epi32(rank as i32));
-            found = _mm512_mask_mov_epi32(found, here, key);
-        }
-        let ties = if exact {
-            0
-        } else {
+        let ties = |keys: &[__m512i], found: __m512i| {
+            if exact {
+                return 0;
+            }
             let mut same = _mm512_setzero_si512();
-            for &key in &keys[..N] {
+            for &key in keys {
                 let differ = _mm512_and_si512(_mm512_xor_si512(key, found), value_mask);
                 let equal = _mm512_testn_epi32_mask(differ, differ);
                 same = _mm512_mask_add_epi32(same, equal, same, one);
@@ -378,24 +375,80 @@ fn forward_narrow<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &
             _mm512_cmpneq_epi32_mask(same, one)
         };
         let mut words = [0u32; NARROW_LANES];
-        // SAFETY: `words` is 64 writable bytes; the store is unaligned.
-        unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), found) };
+        let tied = if FORWARD {
+            sort16!(&mut keys, below N, |a, b| (
+                _mm512_min_epu32(a, b),
+                _mm512_max_epu32(a, b)
+            ));
+            let mut found = _mm512_setzero_si512();
+            for (rank, &key) in keys[..N].iter().enumerate() {
+                let here = _mm512_cmpeq_epi32_mask(x, _mm512_set1_epi32(rank as i32));
+                found = _mm512_mask_mov_epi32(found, here, key);
+            }
+            // SAFETY: `words` is 64 writable bytes; the store is unaligned.
+            unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), found) };
+            ties(&keys[..N], found)
+        } else {
+            let mut pivot = _mm512_setzero_si512();
+            for (k, &key) in keys[..N].iter().enumerate() {
+                let hit = _mm512_cmpeq_epi32_mask(x, _mm512_set1_epi32(k as i32));
+                pivot = _mm512_mask_mov_epi32(pivot, hit, key);
+            }
+            // Keys differ in their index bits: none but the pivot ties it.
+            let mut below = _mm512_setzero_si512();
+            for &key in &keys[..N] {
+                let less = _mm512_cmplt_epu32_mask(key, pivot);
+                below = _mm512_mask_add_epi32(below, less, below, one);
+            }
+            // SAFETY: `words` is 64 writable bytes; the store is unaligned.
+            unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), below) };
+            ties(&keys[..N], pivot)
+        };
         for (half, digits) in digits.as_chunks_mut::<CHUNK>().0.iter_mut().enumerate() {
-            let found = core::array::from_fn(|l| u64::from(words[half * CHUNK + l]));
-            let ties = u32::from(ties >> (half * CHUNK)) & 0xff;
+            let words = &words[half * CHUNK..][..CHUNK];
+            let ties = u32::from(tied >> (half * CHUNK)) & 0xff;
             let first = first + half * CHUNK;
-            found_digits(
-                blocks,
-                first,
-                (found, ties),
-                rows.as_flattened_mut(),
-                digits,
-            );
+            if FORWARD {
+                let found = core::array::from_fn(|l| u64::from(words[l]));
+                found_digits(
+                    blocks,
+                    first,
+                    (found, ties),
+                    rows.as_flattened_mut(),
+                    digits,
+                );
+            } else {
+                for (l, (digit, &below)) in digits.iter_mut().zip(words).enumerate() {
+                    *digit = if ties >> l & 1 == 0 {
+                        below
+                    } else {
+                        let lane = first + l;
+                        rank_exact(blocks, lane, blocks.key(lane, *digit as usize))
+                    };
+                }
+            }
         }
     }
     for (chunk, digits) in rest.chunks_mut(CHUNK).enumerate() {
-        forward_small_chunk::<N>(blocks, full + chunk * CHUNK, digits, rows);
+        let first = full + chunk * CHUNK;
+        if FORWARD {
+            forward_small_chunk::<N>(blocks, first, digits, rows);
+        } else {
+            inverse_chunk::<false>(blocks, first, digits, rows);
+        }
     }
+}
+
+/// Fast π up to radix [`SMALL_RADIX`]: [`select_narrow`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn forward_narrow<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    select_narrow::<N, true>(blocks, work, digits)
+}
+
+/// Fast π⁻¹ up to radix [`SMALL_RADIX`]: [`select_narrow`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn inverse_narrow<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
+    select_narrow::<N, false>(blocks, work, digits)
 }
 
 /// The tests' `count_rows`, a row of keys made and counted as one vector.
@@ -582,55 +635,65 @@ fn array(v: __m512i) -> [u64; CHUNK] {
     words
 }
 
-/// π⁻¹(k) for every lane, as the portable inverse (the tests' oracle) but a chunk at a time: each
-/// lane's keys below its pivot, key k, counted in one pass over the rows. The pivot is loaded from row k, unless `CONSTANT_TIME`: then it is picked with
-/// masks from every row, so that no address depends on a digit (a tie of leading bits is
-/// [`rank_digits`]' documented exception).
+/// π⁻¹(k) for every lane, as the portable inverse (the tests' oracle) but a chunk at a time
+/// ([`inverse_chunk`]); up to radix [`SMALL_RADIX`] with 32-bit keys ([`select_narrow`]) unless
+/// `CONSTANT_TIME`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn inverse_avx512<const CONSTANT_TIME: bool>(
     blocks: &Blocks<'_>,
     work: Work<'_>,
     digits: &mut [u32],
 ) {
+    if !CONSTANT_TIME && blocks.layout.n as usize <= SMALL_RADIX {
+        return by_radix!(inverse_narrow(blocks, work, digits));
+    }
     let rows = work.rows();
+    for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
+        inverse_chunk::<CONSTANT_TIME>(blocks, chunk * CHUNK, digits, rows);
+    }
+}
+
+/// π⁻¹(k) for the chunk of lanes from `first` on (`rows` room for their keys): each lane's keys
+/// below its pivot, key k, counted in one pass over the rows. The pivot is loaded from row k,
+/// unless `CONSTANT_TIME`: then it is picked with masks from every row, so that no address
+/// depends on a digit (a tie of leading bits is [`rank_digits`]' documented exception).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn inverse_chunk<const CONSTANT_TIME: bool>(
+    blocks: &Blocks<'_>,
+    first: usize,
+    digits: &mut [u32],
+    rows: &mut [[u64; CHUNK]],
+) {
     let n = blocks.layout.n as usize;
     let one = _mm512_set1_epi64(1);
     let value_mask = _mm512_set1_epi64(blocks.layout.value_mask() as i64);
-    for (chunk, digits) in digits[..blocks.lanes].chunks_mut(CHUNK).enumerate() {
-        let first = chunk * CHUNK;
-        let made = chunk_rows(blocks, first, digits.len(), rows);
-        let pivot = if CONSTANT_TIME {
-            let wanted = core::array::from_fn(|l| digits.get(l).map_or(0, |&k| k.into()));
-            let wanted = load(&wanted);
-            let mut pivot = _mm512_setzero_si512();
-            for k in 0..n {
-                let hit = _mm512_cmpeq_epu64_mask(wanted, _mm512_set1_epi64(k as i64));
-                pivot = _mm512_mask_mov_epi64(pivot, hit, made.key(k));
-            }
-            pivot
-        } else {
-            // Each lane's key of its value k, which is in row k.
-            let pivots: [u64; CHUNK] = core::array::from_fn(|l| match digits.get(l) {
-                Some(&k) if (k as usize) < n => made.words[k as usize * made.stride + l],
-                _ => 0,
-            });
-            load(&pivots)
-        };
-        let (mut below, mut same) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+    let made = chunk_rows(blocks, first, digits.len(), rows);
+    let pivot = if CONSTANT_TIME {
+        let wanted = core::array::from_fn(|l| digits.get(l).map_or(0, |&k| k.into()));
+        let wanted = load(&wanted);
+        let mut pivot = _mm512_setzero_si512();
         for k in 0..n {
-            let key = made.key(k);
-            let less = _mm512_cmplt_epu64_mask(key, pivot);
-            below = _mm512_mask_add_epi64(below, less, below, one);
-            let tied = _mm512_testn_epi64_mask(_mm512_xor_si512(key, pivot), value_mask);
-            same = _mm512_mask_add_epi64(same, tied, same, one);
+            let hit = _mm512_cmpeq_epu64_mask(wanted, _mm512_set1_epi64(k as i64));
+            pivot = _mm512_mask_mov_epi64(pivot, hit, made.key(k));
         }
-        rank_digits(
-            blocks,
-            first,
-            &array(pivot),
-            array(below),
-            array(same),
-            digits,
-        );
+        pivot
+    } else {
+        // Each lane's key of its value k, which is in row k.
+        let pivots: [u64; CHUNK] = core::array::from_fn(|l| match digits.get(l) {
+            Some(&k) if (k as usize) < n => made.words[k as usize * made.stride + l],
+            _ => 0,
+        });
+        load(&pivots)
+    };
+    let (mut below, mut same) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+    for k in 0..n {
+        let key = made.key(k);
+        let less = _mm512_cmplt_epu64_mask(key, pivot);
+        below = _mm512_mask_add_epi64(below, less, below, one);
+        let tied = _mm512_testn_epi64_mask(_mm512_xor_si512(key, pivot), value_mask);
+        same = _mm512_mask_add_epi64(same, tied, same, one);
     }
+    let (pivot, below, same) = (array(pivot), array(below), array(same));
+    rank_digits(blocks, first, &pivot, below, same, digits);
 }

@@ -12,9 +12,9 @@
 //! below one key in a single branch-free pass. On x86-64 with AVX2 and radices up to 256, the
 //! group kernel does this for eight lanes at a time; with AVX-512 too, inverse runs on it up to
 //! radix 255 where no planes are made (below), and forward stays on AVX2's passes (BENCHMARKS.md
-//! compares them). With AVX2, the passes up to radix 16 use 32-bit keys, eight lanes to a
-//! vector (a tie of their fewer leading bits is compared in full), and forward sorts each
-//! lane's keys by a network; above
+//! compares them). Up to radix 16 the passes use 32-bit keys, eight lanes to an AVX2 vector or
+//! sixteen to an AVX-512 one (a tie of their fewer leading bits is compared in full), and
+//! forward sorts each lane's keys by a network; above
 //! radix 16, forward searches the keys' two leading octets as the constant-time search does,
 //! stopping there once every lane's answer is the only key with its leading octets (else the
 //! search goes on).
@@ -297,12 +297,12 @@ impl GroupIsa {
 }
 
 /// Proof that this CPU runs the group kernel: only [`Group::detect`] makes one. Each direction
-/// has its own instruction set, and π up to radix [`group::SMALL_RADIX`] one of its own.
+/// has its own instruction set, and steps up to radix [`group::SMALL_RADIX`] one of their own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Group {
     forward: GroupIsa,
-    /// π up to radix [`group::SMALL_RADIX`]: a sorting network of 32-bit keys at any radix the
-    /// cipher has, so the widest vectors.
+    /// Both directions up to radix [`group::SMALL_RADIX`]: a sorting network or a count of
+    /// 32-bit keys, whatever the cipher's largest radix, so the widest vectors.
     small: GroupIsa,
     inverse: GroupIsa,
 }
@@ -310,9 +310,9 @@ pub(crate) struct Group {
 impl Group {
     /// The group kernel for radices up to `max_radix` on this CPU. Above radix
     /// [`group::SMALL_RADIX`], π runs AVX2's passes wherever the CPU has AVX2, AVX-512 included,
-    /// rather than AVX-512's count of buckets and gather of one (BENCHMARKS.md compares the two);
-    /// up to it, the widest vectors sort. π⁻¹, one pass of compares, runs the widest vectors,
-    /// except over planes ([`Kernel::planes`]), which AVX2's passes read.
+    /// rather than AVX-512's count of buckets and gather of one (BENCHMARKS.md compares the two).
+    /// π⁻¹, one pass of compares, runs the widest vectors, except over planes
+    /// ([`Kernel::planes`]), which AVX2's passes read. Steps up to radix 16 run the widest.
     fn detect(max_radix: u32) -> Option<Group> {
         let [avx512, avx2] = GroupIsa::available();
         let reaches = |isa: &GroupIsa| max_radix <= isa.max_radix();
@@ -327,7 +327,7 @@ impl Group {
     #[inline(always)]
     fn isa(self, forward: bool, n: u32) -> GroupIsa {
         match forward {
-            true if n as usize <= group::SMALL_RADIX => self.small,
+            _ if n as usize <= group::SMALL_RADIX => self.small,
             true => self.forward,
             false => self.inverse,
         }

@@ -23,7 +23,7 @@ use super::KeyLayout;
 use super::avx512::Avx512;
 use super::group::{
     Blocks, CHUNK, Gathered, PLANE_GATHERED, PLANE_GATHERED_WIDE, PLANE_LANES, SMALL_RADIX, Work,
-    by_radix, found_digits, rank_digits, rank_exact, sort16,
+    by_radix, counted_digits, found_digits, rank_digits, rank_exact, sort16,
 };
 
 /// `chunk_lines!(blocks, first, j, at)`: the 128 bytes from byte `at` of row `j`'s blocks of the
@@ -930,14 +930,7 @@ fn narrow_chunk<const N: usize, const FORWARD: bool>(
         }
         let ties = narrow.ties(&keys[..N], pivot);
         let below = words_of(permute_words(up_to, NARROW_WORDS));
-        for (l, digit) in digits.iter_mut().enumerate() {
-            *digit = if ties & (1 << l) == 0 {
-                below[l]
-            } else {
-                let lane = first + l;
-                rank_exact(blocks, lane, blocks.key(lane, *digit as usize))
-            };
-        }
+        counted_digits(blocks, first, (&below, ties), digits);
     }
 }
 

@@ -7,7 +7,7 @@ use core::arch::x86_64::*;
 use super::KeyLayout;
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, Gathered, MARK_WORDS, Marks, PLANE_LANES, Passes, Picked,
-    SMALL_RADIX, Work, by_chunks, by_radix, found_digits, rank_digits, rank_exact, sort16,
+    SMALL_RADIX, Work, by_chunks, by_radix, counted_digits, found_digits, rank_digits, sort16,
 };
 
 /// `lead!(blocks, first, k)`: the eight leading bytes of value `k` of the [`CHUNK`] lanes from
@@ -405,7 +405,7 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
             ties(&keys[..N], pivot)
         };
         for (half, digits) in digits.as_chunks_mut::<CHUNK>().0.iter_mut().enumerate() {
-            let words = &words[half * CHUNK..][..CHUNK];
+            let words = &words.as_chunks::<CHUNK>().0[half];
             let ties = u32::from(tied >> (half * CHUNK)) & 0xff;
             let first = first + half * CHUNK;
             if FORWARD {
@@ -418,14 +418,7 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
                     digits,
                 );
             } else {
-                for (l, (digit, &below)) in digits.iter_mut().zip(words).enumerate() {
-                    *digit = if ties >> l & 1 == 0 {
-                        below
-                    } else {
-                        let lane = first + l;
-                        rank_exact(blocks, lane, blocks.key(lane, *digit as usize))
-                    };
-                }
+                counted_digits(blocks, first, (words, ties), digits);
             }
         }
     }

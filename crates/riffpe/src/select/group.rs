@@ -669,6 +669,26 @@ pub(super) fn found_digits(
     }
 }
 
+/// Each lane's π⁻¹(k) from `below`, its count of keys below its pivot (key k), unless bit `l`
+/// of `ties` is set: then another key shares the pivot's leading bits, and the lane is ranked
+/// again with whole values compared.
+#[inline(always)]
+pub(super) fn counted_digits(
+    blocks: &Blocks<'_>,
+    first: usize,
+    (below, ties): (&[u32; CHUNK], u32),
+    digits: &mut [u32],
+) {
+    for (l, digit) in digits.iter_mut().enumerate() {
+        *digit = if ties & (1 << l) == 0 {
+            below[l]
+        } else {
+            let lane = first + l;
+            rank_exact(blocks, lane, blocks.key(lane, *digit as usize))
+        };
+    }
+}
+
 /// π(x) of lane `lane`, keys made from its keystream into `spare` and compared in full where
 /// leading bits tie.
 #[cold]

@@ -1,6 +1,7 @@
 //! The group kernel's passes in AVX-512 intrinsics (with `avx2`, `sse2` and `neon`, the files of
-//! the crate with `unsafe`), constant-time π up to radix 16 (the fast pass there), and the
-//! ranking after constant-time π's search over planes.
+//! the crate with `unsafe`): π⁻¹, both directions up to radix 16 (32-bit keys sixteen lanes to a
+//! vector, [`select_narrow`]), constant-time π there and π⁻¹ (64-bit keys, eight lanes), and
+//! the ranking after constant-time π's search over planes.
 
 use core::arch::x86_64::*;
 
@@ -318,10 +319,9 @@ fn narrow_lead(blocks: &Blocks<'_>, first: usize, k: usize) -> __m512i {
 
 /// Fast π(x) for every lane if `FORWARD` (as [`forward_small`] finds it), else π⁻¹ (as
 /// [`inverse_avx512`]), but with 32-bit keys, sixteen lanes to a vector (as AVX2's fast passes
-/// keep eight): a value's 32 leading bits (fewer if `b < 4`)
-/// with its index in the low bits. A tie of those fewer bits (about 2⁻²⁵ a lane and step at
-/// radix 10) is settled by a compare in full, a branch on the keys. Lanes past the last
-/// sixteen run the 64-bit passes.
+/// keep eight): a value's 32 leading bits (fewer if `b < 4`) with its index in the low bits. A
+/// tie of those fewer bits (about 2⁻²⁵ a lane and step at radix 10) is settled by a compare in
+/// full, a branch on the keys. Lanes past the last sixteen run the 64-bit passes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn select_narrow<const N: usize, const FORWARD: bool>(
     blocks: &Blocks<'_>,

@@ -551,9 +551,9 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                     }
                 }
             } else {
-                // Each row encrypted from the one before in memory: more chains than
-                // `REGISTER_LANES` spill, and a copy of each row is a pass of its own; making
-                // planes from a row needs more registers than the chains leave free.
+                // Each row encrypted from the one before in memory: with more chains than
+                // `REGISTER_LANES`, a local would cost a copy of each row; making planes from a
+                // row needs more registers than the chains leave free.
                 let (first, mut rest) = rows.split_at_mut(lanes);
                 encrypt_into(self.backend, &states[..lanes], first);
                 let mut previous = &*first;
@@ -639,8 +639,9 @@ fn group_kernel(kernel: Kernel) -> Option<GroupKernel> {
     }
 }
 
-/// The most lockstep chains kept in registers from row to row (eight VAES-256 registers; 64
-/// chains would take all 32 of AVX-512's, leaving none for the round keys).
+/// The most lockstep chains kept in a local from row to row (16 blocks are eight VAES-256
+/// registers). With more (64 on VAES-512) the local lives in memory, and copying each row out
+/// of it is a pass of its own.
 const REGISTER_LANES: usize = 16;
 
 /// `output[l] = E(input[l])` for every lane, in one backend call.

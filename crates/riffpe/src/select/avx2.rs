@@ -179,22 +179,23 @@ impl Avx2 {
         wide: Option<Avx512>,
     ) {
         let small = blocks.layout.n as usize <= SMALL_RADIX;
-        if let (true, true, Some(wide)) = (forward, small, wide) {
-            wide.forward_small(blocks, work, digits)
-        } else if forward && small {
+        match (forward, wide) {
+            (true, Some(wide)) if small => wide.forward_small(blocks, work, digits),
+            (true, None) if small => {
+                // SAFETY: as for `forward`.
+                unsafe { by_radix!(forward_small(blocks, work, digits)) }
+            }
+            (true, _) => match blocks.planes {
+                // SAFETY: as for `forward`.
+                Some(planes) => unsafe {
+                    forward_planes_constant_time(blocks, planes, work, digits, wide)
+                },
+                // SAFETY: as for `forward`.
+                None => unsafe { forward_constant_time_avx2(blocks, work, digits) },
+            },
+            (false, Some(wide)) => wide.inverse_constant_time(blocks, work, digits),
             // SAFETY: as for `forward`.
-            unsafe { by_radix!(forward_small(blocks, work, digits)) }
-        } else if let (true, Some(planes)) = (forward, blocks.planes) {
-            // SAFETY: as for `forward`.
-            unsafe { forward_planes_constant_time(blocks, planes, work, digits, wide) }
-        } else if forward {
-            // SAFETY: as for `forward`.
-            unsafe { forward_constant_time_avx2(blocks, work, digits) }
-        } else if let Some(wide) = wide {
-            wide.inverse_constant_time(blocks, work, digits)
-        } else {
-            // SAFETY: as for `forward`.
-            unsafe { inverse_constant_time_avx2(blocks, work, digits) }
+            (false, None) => unsafe { inverse_constant_time_avx2(blocks, work, digits) },
         }
     }
 }
@@ -753,12 +754,10 @@ impl NarrowLayout {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn new(layout: &KeyLayout) -> Self {
-        let index_mask = layout.index_mask() as u32;
-        let value_mask = (layout.value_mask() >> 32) as u32 & !index_mask;
-        let bits = 8 * layout.bytes_per_value() + layout.index_bits() as usize;
+        let (value_mask, exact) = layout.narrow();
         NarrowLayout {
             value_mask: _mm256_set1_epi32(value_mask as i32),
-            exact: bits <= u32::BITS as usize,
+            exact,
         }
     }
 

@@ -11,63 +11,6 @@ use super::group::{
     SMALL_RADIX, Work, by_chunks, by_radix, counted_digits, found_digits, rank_digits, sort16,
 };
 
-/// `lead!(blocks, first, k)`: the eight leading bytes of value `k` of the [`CHUNK`] lanes from
-/// `first` on (all of which exist), big-endian, one word a lane: the key the AES loop made,
-/// where it made keys (their high bits are the value's); else the lanes' 16 words of the
-/// value's block row (and of the next, if the value starts in a block's second half) loaded as
-/// two vectors, their first and second halves picked into one vector each and byte-swapped,
-/// then shifted together. A macro, not a function: as a function of its own this was not
-/// inlined, and each row went through the stack.
-macro_rules! lead {
-    ($blocks:expr, $first:expr, $k:expr) => {{
-        let (blocks, first, k): (&Blocks<'_>, usize, usize) = ($blocks, $first, $k);
-        if let Some(keys) = blocks.keys {
-            let words = &keys[k * blocks.lanes + first..][..CHUNK];
-            // SAFETY: `words` is 64 readable bytes; the load is unaligned.
-            unsafe { _mm512_loadu_si512(words.as_ptr().cast()) }
-        } else {
-            let swap = _mm512_set_epi64(
-                0x0809_0a0b_0c0d_0e0f,
-                0x0001_0203_0405_0607,
-                0x0809_0a0b_0c0d_0e0f,
-                0x0001_0203_0405_0607,
-                0x0809_0a0b_0c0d_0e0f,
-                0x0001_0203_0405_0607,
-                0x0809_0a0b_0c0d_0e0f,
-                0x0001_0203_0405_0607,
-            );
-            let firsts = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
-            let seconds = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
-            let lines = |j: usize| {
-                let (lines, _) = blocks.block_row(j)[first * 16..][..128].as_chunks::<64>();
-                (load_bytes(&lines[0]), load_bytes(&lines[1]))
-            };
-            let half = |(a, b): (__m512i, __m512i), which| {
-                _mm512_shuffle_epi8(_mm512_permutex2var_epi64(a, which, b), swap)
-            };
-            let offset = k * blocks.layout.bytes_per_value();
-            let (block, byte) = (offset / 16, offset % 16);
-            match byte {
-                0 => half(lines(block), firsts),
-                8 => half(lines(block), seconds),
-                _ => {
-                    let (high, low) = if byte < 8 {
-                        let words = lines(block);
-                        (half(words, firsts), half(words, seconds))
-                    } else {
-                        (half(lines(block), seconds), half(lines(block + 1), firsts))
-                    };
-                    let shift = 8 * (byte % 8) as i64;
-                    _mm512_or_si512(
-                        _mm512_sll_epi64(high, _mm_cvtsi64_si128(shift)),
-                        _mm512_srl_epi64(low, _mm_cvtsi64_si128(64 - shift)),
-                    )
-                }
-            }
-        }
-    }};
-}
-
 cpufeatures::new!(avx512_cpu, "avx512f", "avx512bw", "avx512vl");
 
 /// Proof that this CPU has AVX-512 F, BW and VL: only [`Avx512::detect`] makes one.
@@ -330,9 +273,8 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
 ) {
     debug_assert_eq!(N, blocks.layout.n as usize);
     let layout = &blocks.layout;
-    let index_mask = layout.index_mask() as u32;
-    let value_mask = _mm512_set1_epi32(((layout.value_mask() >> 32) as u32 & !index_mask) as i32);
-    let exact = 8 * layout.bytes_per_value() + layout.index_bits() as usize <= u32::BITS as usize;
+    let (value_mask, exact) = layout.narrow();
+    let value_mask = _mm512_set1_epi32(value_mask as i32);
     // The high words of both vectors' eight keys, in lane order.
     let high_words = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     let one = _mm512_set1_epi32(1);
@@ -349,8 +291,13 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
         let mut keys = [_mm512_setzero_si512(); SMALL_RADIX];
         for (k, key) in keys.iter_mut().enumerate().take(N) {
             let lead = match blocks.keys {
-                Some(_) => {
-                    let (low, high) = (lead!(blocks, first, k), lead!(blocks, first + CHUNK, k));
+                // The high words of the keys the AES loop made hold the value's leading bits.
+                Some(keys) => {
+                    let made = |first: usize| ChunkRows {
+                        words: &keys[first..],
+                        stride: blocks.lanes,
+                    };
+                    let (low, high) = (made(first).key(k), made(first + CHUNK).key(k));
                     _mm512_permutex2var_epi32(low, high_words, high)
                 }
                 None => narrow_lead(blocks, first, k),
@@ -509,8 +456,13 @@ fn chunk_rows<'r>(
 }
 
 /// The rows of the [`CHUNK`] lanes from `first` on, `count` of which exist (a chunk of
-/// fewer lanes than [`CHUNK`] by the portable code), as [`Blocks::chunk_row`] makes them: each
-/// value's leading bytes ([`lead!`]) masked, its index in the low bits.
+/// fewer lanes than [`CHUNK`] by the portable code).
+///
+/// Keys as [`Blocks::chunk_row`] makes them, a row at a time: the lanes' 16 words of the value's
+/// block row (and of the next, if the value starts in a block's second half) loaded as
+/// two vectors, their first and second halves picked into one vector each and
+/// byte-swapped to big-endian, then shifted together. (As a function of its own this was
+/// not inlined, and each row went through the stack.)
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; CHUNK]]) {
     if count < CHUNK {
@@ -519,9 +471,47 @@ fn make_rows(blocks: &Blocks<'_>, first: usize, count: usize, rows: &mut [[u64; 
         }
         return;
     }
+    let swap = _mm512_set_epi64(
+        0x0809_0a0b_0c0d_0e0f,
+        0x0001_0203_0405_0607,
+        0x0809_0a0b_0c0d_0e0f,
+        0x0001_0203_0405_0607,
+        0x0809_0a0b_0c0d_0e0f,
+        0x0001_0203_0405_0607,
+        0x0809_0a0b_0c0d_0e0f,
+        0x0001_0203_0405_0607,
+    );
+    let firsts = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    let seconds = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
     let value_mask = _mm512_set1_epi64(blocks.layout.value_mask() as i64);
+    let lines = |j: usize| {
+        let (lines, _) = blocks.block_row(j)[first * 16..][..128].as_chunks::<64>();
+        (load_bytes(&lines[0]), load_bytes(&lines[1]))
+    };
+    let half = |(a, b): (__m512i, __m512i), which| {
+        _mm512_shuffle_epi8(_mm512_permutex2var_epi64(a, which, b), swap)
+    };
     for (k, row) in rows.iter_mut().enumerate() {
-        let key = _mm512_and_si512(lead!(blocks, first, k), value_mask);
+        let offset = k * blocks.layout.bytes_per_value();
+        let (block, byte) = (offset / 16, offset % 16);
+        let lead = match byte {
+            0 => half(lines(block), firsts),
+            8 => half(lines(block), seconds),
+            _ => {
+                let (high, low) = if byte < 8 {
+                    let words = lines(block);
+                    (half(words, firsts), half(words, seconds))
+                } else {
+                    (half(lines(block), seconds), half(lines(block + 1), firsts))
+                };
+                let shift = 8 * (byte % 8) as i64;
+                _mm512_or_si512(
+                    _mm512_sll_epi64(high, _mm_cvtsi64_si128(shift)),
+                    _mm512_srl_epi64(low, _mm_cvtsi64_si128(64 - shift)),
+                )
+            }
+        };
+        let key = _mm512_and_si512(lead, value_mask);
         store(row, _mm512_or_si512(key, _mm512_set1_epi64(k as i64)));
     }
 }

@@ -135,6 +135,18 @@ impl KeyLayout {
         self.exact
     }
 
+    /// The value bits of a 32-bit key (the lockstep passes up to radix 16): a value's 32
+    /// leading bits (fewer if `b < 4`) above its index, which fills the low bits as in
+    /// [`KeyLayout::key`]; and whether those hold the whole value, so that key order is pair
+    /// order.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    pub(super) fn narrow(&self) -> (u32, bool) {
+        let value_mask = (self.value_mask >> 32) as u32 & !(self.index_mask() as u32);
+        let bits = 8 * self.bytes_per_value() + self.index_bits as usize;
+        (value_mask, bits <= u32::BITS as usize)
+    }
+
     /// Keystream bytes per value.
     #[inline(always)]
     pub fn bytes_per_value(&self) -> usize {

@@ -10,7 +10,8 @@
 //! nearly every chunk; the constant-time search over all octets ([`search_octets`]) settles the
 //! rest. Where the AES loop made those two octets as planes (a multiple of 32 lanes, one byte a
 //! lane: [`make_planes`]), the same search runs over 32 lanes at once, one vector a value
-//! ([`plane_search`]), and only the chunks it leaves go on as above. The constant-time forward
+//! ([`plane_search`]), and a lane where other keys share its key's two octets picks among
+//! those by their whole keys ([`pick_sharing`]). The constant-time forward
 //! ([`search_octets_constant_time`]) searches two or three leading octets, then gathers the
 //! keys that share them and ranks them against each other ([`search_gathered`]), unless more
 //! share them than are gathered (then it searches all octets too); over planes, it searches
@@ -23,7 +24,7 @@ use super::KeyLayout;
 use super::avx512::Avx512;
 use super::group::{
     Blocks, CHUNK, Gathered, PLANE_GATHERED, PLANE_GATHERED_WIDE, PLANE_LANES, SMALL_RADIX, Work,
-    by_radix, counted_digits, found_digits, rank_digits, rank_exact, sort16,
+    by_radix, counted_digits, found_digits, pick_sharing, rank_digits, rank_exact, sort16,
 };
 
 /// `chunk_lines!(blocks, first, j, at)`: the 128 bytes from byte `at` of row `j`'s blocks of the
@@ -214,16 +215,8 @@ fn forward_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
             Some(planes) => {
                 let (whole, rest) = lanes.as_chunks_mut::<PLANE_LANES>();
                 for (c, digits) in whole.iter_mut().enumerate() {
-                    let narrowed = quads.as_flattened_mut();
-                    let found = plane_search(blocks, planes, c, digits, narrowed);
-                    let first = c * PLANE_LANES;
-                    for (chunk, digits) in digits.chunks_exact_mut(CHUNK).enumerate() {
-                        if let Some(rows) = found[chunk] {
-                            digits.copy_from_slice(&rows);
-                        } else {
-                            forward_octets(blocks, quads, first + chunk * CHUNK, digits);
-                        }
-                    }
+                    let spare = quads.as_flattened_mut();
+                    plane_search(blocks, planes, c, digits, spare);
                 }
                 (whole.len() * PLANE_LANES, rest)
             }
@@ -303,41 +296,50 @@ fn make_planes(row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
 
 /// Fast π(x) for the [`PLANE_LANES`] lanes of plane chunk `c`, one digit x each in `digits`,
 /// from the planes of the keys' two leading octets: the x-th key's octets ([`plane_octets`],
-/// `narrowed` its scratch). Each [`CHUNK`] of lanes whose keys of rank x are each the only key
-/// with their two octets gets its rows; the rest `None`.
+/// `spare` its scratch), and the one key that has them. A lane where other keys share them
+/// (rare: about n/65 536 a lane) picks among those by their whole keys ([`pick_sharing`]).
 #[target_feature(enable = "avx2")]
 fn plane_search(
     blocks: &Blocks<'_>,
     planes: &[u64],
     c: usize,
-    digits: &[u32; PLANE_LANES],
-    narrowed: &mut [u64],
-) -> [Option<[u32; CHUNK]>; PLANE_LANES / CHUNK] {
+    digits: &mut [u32; PLANE_LANES],
+    spare: &mut [u64],
+) {
     let n = blocks.layout.n as usize;
     let (rows, _) = planes.as_chunks::<4>();
     let (firsts, seconds) = rows[2 * c * n..][..2 * n].split_at(n);
-    let (first, second, _) = plane_octets(firsts, seconds, digits, narrowed);
-    let (mut sharing, mut rows) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+    let (first, second, rank) = plane_octets(firsts, seconds, digits, spare);
+    let (mut sharing, mut found) = (_mm256_setzero_si256(), _mm256_setzero_si256());
     for (k, (one, two)) in firsts.iter().zip(seconds).enumerate() {
         let hit = _mm256_and_si256(
             _mm256_cmpeq_epi8(load_vector(one, 0), first),
             _mm256_cmpeq_epi8(load_vector(two, 0), second),
         );
         sharing = _mm256_sub_epi8(sharing, hit);
-        rows = _mm256_or_si256(rows, _mm256_and_si256(hit, _mm256_set1_epi8(k as i8)));
+        found = _mm256_or_si256(found, _mm256_and_si256(hit, _mm256_set1_epi8(k as i8)));
     }
     let alone = _mm256_movemask_epi8(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1))) as u32;
-    let mut bytes = [0u8; PLANE_LANES];
-    // SAFETY: `bytes` is 32 writable bytes; the store is unaligned.
-    unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), rows) };
-    let mut found = [[0u32; CHUNK]; PLANE_LANES / CHUNK];
-    let mut settled = [true; PLANE_LANES / CHUNK];
-    for (p, &row) in bytes.iter().enumerate() {
-        let lane = plane_lane(p);
-        found[lane / CHUNK][lane % CHUNK] = u32::from(row);
-        settled[lane / CHUNK] &= alone >> p & 1 == 1;
+    let bytes = |v: __m256i| {
+        let mut bytes = [0u8; PLANE_LANES];
+        // SAFETY: `bytes` is 32 writable bytes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), v) };
+        bytes
+    };
+    let found = bytes(found);
+    for (p, &k) in found.iter().enumerate() {
+        digits[plane_lane(p)] = u32::from(k);
     }
-    core::array::from_fn(|chunk| settled[chunk].then_some(found[chunk]))
+    if alone != u32::MAX {
+        let sign = _mm256_set1_epi8(i8::MIN);
+        let octets = [first, second].map(|v| bytes(_mm256_xor_si256(v, sign)));
+        let rank = bytes(rank);
+        for p in (0..PLANE_LANES).filter(|p| alone >> p & 1 == 0) {
+            let lead = u16::from_be_bytes([octets[0][p], octets[1][p]]);
+            let lane = c * PLANE_LANES + plane_lane(p);
+            digits[plane_lane(p)] = pick_sharing(blocks, lane, spare, lead, rank[p]);
+        }
+    }
 }
 
 /// Fast π⁻¹(x) for the [`PLANE_LANES`] lanes of plane chunk `c`, one digit x each in

@@ -578,10 +578,11 @@ mod group {
     #[test]
     fn plane_search_ranks_the_keys_that_share_two_octets() {
         // Constant-time π over planes gathers the keys that share the two octets it finds, up
-        // to four (radix 64) or five: in every lane, the smallest (or largest) keys share their
-        // two leading octets with 0 to 5 others, two of them all eight octets if `tie`, and each
-        // of them is a lane's key of rank x in turn. One more than are gathered takes the
-        // search over all octets.
+        // to four (radix 64) or five, and the fast one picks among however many share them: in
+        // every lane, the smallest (or largest) keys share their two leading octets with 0 to 5
+        // others, two of them all eight octets if `tie`, and each of them is a lane's key of
+        // rank x in turn. One more than are gathered takes the constant-time search over all
+        // octets.
         let lanes = MAX_LANES;
         for (n, b) in [(17usize, 16usize), (64, 32), (65, 16), (100, 16), (255, 16)] {
             let cases = (1..=6usize).flat_map(|sharing| {
@@ -595,7 +596,7 @@ mod group {
                     .flat_map(|l| shared[..sharing].iter().enumerate().map(move |s| (l, s)))
                 {
                     set_byte(&mut bytes, (lanes, lane, b), k, 0, prefix);
-                    set_byte(&mut bytes, (lanes, lane, b), k, 1, prefix);
+                    set_byte(&mut bytes, (lanes, lane, b), k, 1, prefix ^ 1);
                     // Lanes differ in which of the keys is the smallest.
                     let third = 0x10 * ((i + lane) % sharing) as u8 + 0x08;
                     set_byte(&mut bytes, (lanes, lane, b), k, 2, third);
@@ -617,6 +618,12 @@ mod group {
                             group.select(b, w, d, true)
                         };
                         check(&case, &[("constant-time group forward", &forward, true)]).unwrap();
+                    }
+                    // The fast passes pick among the keys that share the octets they find.
+                    for group in Group::available().into_iter().flatten() {
+                        let forward =
+                            |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.forward(b, w, d);
+                        check(&case, &[("group forward", &forward, true)]).unwrap();
                     }
                     #[cfg(target_arch = "x86_64")]
                     check_plane_ranked(&case).unwrap();

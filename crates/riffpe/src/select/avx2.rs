@@ -10,8 +10,8 @@
 //! nearly every chunk; the constant-time search over all octets ([`search_octets`]) settles the
 //! rest. Where the AES loop made those two octets as planes (a multiple of 32 lanes, one byte a
 //! lane: [`make_planes`]), the same search runs over 32 lanes at once, one vector a value
-//! ([`plane_search`]), and a lane where other keys share its key's two octets picks among
-//! those by their whole keys ([`pick_sharing`]). The constant-time forward
+//! ([`plane_search`]), and a lane where other keys share its key's two octets is picked from
+//! its whole keys ([`pick_exact`]). The constant-time forward
 //! ([`search_octets_constant_time`]) searches two or three leading octets, then gathers the
 //! keys that share them and ranks them against each other ([`search_gathered`]), unless more
 //! share them than are gathered (then it searches all octets too); over planes, it searches
@@ -24,7 +24,7 @@ use super::KeyLayout;
 use super::avx512::Avx512;
 use super::group::{
     Blocks, CHUNK, Gathered, PLANE_GATHERED, PLANE_GATHERED_WIDE, PLANE_LANES, SMALL_RADIX, Work,
-    by_radix, counted_digits, found_digits, pick_sharing, rank_digits, rank_exact, sort16,
+    by_radix, counted_digits, found_digits, pick_exact, rank_digits, rank_exact, sort16,
 };
 
 /// `chunk_lines!(blocks, first, j, at)`: the 128 bytes from byte `at` of row `j`'s blocks of the
@@ -297,7 +297,7 @@ fn make_planes(row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
 /// Fast π(x) for the [`PLANE_LANES`] lanes of plane chunk `c`, one digit x each in `digits`,
 /// from the planes of the keys' two leading octets: the x-th key's octets ([`plane_octets`],
 /// `spare` its scratch), and the one key that has them. A lane where other keys share them
-/// (rare: about n/65 536 a lane) picks among those by their whole keys ([`pick_sharing`]).
+/// (rare: about n/65 536 a lane) is picked from its whole keys instead ([`pick_exact`]).
 #[target_feature(enable = "avx2")]
 fn plane_search(
     blocks: &Blocks<'_>,
@@ -309,7 +309,7 @@ fn plane_search(
     let n = blocks.layout.n as usize;
     let (rows, _) = planes.as_chunks::<4>();
     let (firsts, seconds) = rows[2 * c * n..][..2 * n].split_at(n);
-    let (first, second, rank) = plane_octets(firsts, seconds, digits, spare);
+    let (first, second, _) = plane_octets(firsts, seconds, digits, spare);
     let (mut sharing, mut found) = (_mm256_setzero_si256(), _mm256_setzero_si256());
     for (k, (one, two)) in firsts.iter().zip(seconds).enumerate() {
         let hit = _mm256_and_si256(
@@ -320,25 +320,16 @@ fn plane_search(
         found = _mm256_or_si256(found, _mm256_and_si256(hit, _mm256_set1_epi8(k as i8)));
     }
     let alone = _mm256_movemask_epi8(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1))) as u32;
-    let bytes = |v: __m256i| {
-        let mut bytes = [0u8; PLANE_LANES];
-        // SAFETY: `bytes` is 32 writable bytes; the store is unaligned.
-        unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), v) };
-        bytes
-    };
-    let found = bytes(found);
-    for (p, &k) in found.iter().enumerate() {
-        digits[plane_lane(p)] = u32::from(k);
-    }
-    if alone != u32::MAX {
-        let sign = _mm256_set1_epi8(i8::MIN);
-        let octets = [first, second].map(|v| bytes(_mm256_xor_si256(v, sign)));
-        let rank = bytes(rank);
-        for p in (0..PLANE_LANES).filter(|p| alone >> p & 1 == 0) {
-            let lead = u16::from_be_bytes([octets[0][p], octets[1][p]]);
-            let lane = c * PLANE_LANES + plane_lane(p);
-            digits[plane_lane(p)] = pick_sharing(blocks, lane, spare, lead, rank[p]);
-        }
+    let mut found_bytes = [0u8; PLANE_LANES];
+    // SAFETY: `found_bytes` is 32 writable bytes; the store is unaligned.
+    unsafe { _mm256_storeu_si256(found_bytes.as_mut_ptr().cast(), found) };
+    for (p, &k) in found_bytes.iter().enumerate() {
+        let lane = plane_lane(p);
+        digits[lane] = if alone >> p & 1 == 1 {
+            u32::from(k)
+        } else {
+            pick_exact(blocks, c * PLANE_LANES + lane, spare, digits[lane])
+        };
     }
 }
 

@@ -293,10 +293,7 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
             let lead = match blocks.keys {
                 // The high words of the keys the AES loop made hold the value's leading bits.
                 Some(keys) => {
-                    let made = |first: usize| ChunkRows {
-                        words: &keys[first..],
-                        stride: blocks.lanes,
-                    };
+                    let made = |first| ChunkRows::made(blocks, keys, first);
                     let (low, high) = (made(first).key(k), made(first + CHUNK).key(k));
                     _mm512_permutex2var_epi32(low, high_words, high)
                 }
@@ -421,7 +418,17 @@ struct ChunkRows<'r> {
     stride: usize,
 }
 
-impl ChunkRows<'_> {
+impl<'r> ChunkRows<'r> {
+    /// The keys the AES loop made (`keys`, as [`Blocks::with_keys`] holds them) of the lanes
+    /// from `first` on, in place.
+    #[inline(always)]
+    fn made(blocks: &Blocks<'r>, keys: &'r [u64], first: usize) -> Self {
+        ChunkRows {
+            words: &keys[first..],
+            stride: blocks.lanes,
+        }
+    }
+
     /// Row `k`'s keys.
     #[inline]
     #[target_feature(enable = "avx512f")]
@@ -443,10 +450,7 @@ fn chunk_rows<'r>(
     rows: &'r mut [[u64; CHUNK]],
 ) -> ChunkRows<'r> {
     if let (Some(keys), CHUNK) = (blocks.keys, count) {
-        return ChunkRows {
-            words: &keys[first..],
-            stride: blocks.lanes,
-        };
+        return ChunkRows::made(blocks, keys, first);
     }
     make_rows(blocks, first, count, rows);
     ChunkRows {

@@ -693,35 +693,12 @@ pub(super) fn counted_digits(
 /// leading bits tie.
 #[cold]
 #[inline(never)]
-fn pick_exact(blocks: &Blocks<'_>, lane: usize, spare: &mut [u64], x: u32) -> u32 {
+pub(super) fn pick_exact(blocks: &Blocks<'_>, lane: usize, spare: &mut [u64], x: u32) -> u32 {
     let keys = &mut spare[..blocks.layout.n as usize];
     for (k, key) in keys.iter_mut().enumerate() {
         *key = blocks.key(lane, k);
     }
     nth_exact(blocks, lane, keys, x.into())
-}
-
-/// π(x) of lane `lane` whose key of rank x shares its two leading octets `lead` with other
-/// keys and is of rank `rank` among them: those keys gathered into `spare` (at least `n`
-/// words) and compared in full where their leading bits tie.
-#[cold]
-#[inline(never)]
-pub(super) fn pick_sharing(
-    blocks: &Blocks<'_>,
-    lane: usize,
-    spare: &mut [u64],
-    lead: u16,
-    rank: u8,
-) -> u32 {
-    let mut len = 0;
-    for k in 0..blocks.layout.n as usize {
-        let key = blocks.key(lane, k);
-        if (key >> 48) as u16 == lead {
-            spare[len] = key;
-            len += 1;
-        }
-    }
-    nth_exact(blocks, lane, &mut spare[..len], rank.into())
 }
 
 /// Each lane's rank, from the count of keys below its pivot, unless another key shares the

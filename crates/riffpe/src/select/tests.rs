@@ -578,11 +578,11 @@ mod group {
     #[test]
     fn plane_search_ranks_the_keys_that_share_two_octets() {
         // Constant-time π over planes gathers the keys that share the two octets it finds, up
-        // to four (radix 64) or five, and the fast one picks among however many share them: in
-        // every lane, the smallest (or largest) keys share their two leading octets with 0 to 5
-        // others, two of them all eight octets if `tie`, and each of them is a lane's key of
-        // rank x in turn. One more than are gathered takes the constant-time search over all
-        // octets.
+        // to four (radix 64) or five, and the fast one picks a lane whose key shares them from
+        // its whole keys: in every lane, the smallest (or largest) keys share their two leading
+        // octets with 0 to 5 others, two of them all eight octets if `tie`, and each of them is a
+        // lane's key of rank x in turn. One more than are gathered takes the constant-time
+        // search over all octets.
         let lanes = MAX_LANES;
         for (n, b) in [(17usize, 16usize), (64, 32), (65, 16), (100, 16), (255, 16)] {
             let cases = (1..=6usize).flat_map(|sharing| {
@@ -619,7 +619,7 @@ mod group {
                         };
                         check(&case, &[("constant-time group forward", &forward, true)]).unwrap();
                     }
-                    // The fast passes pick among the keys that share the octets they find.
+                    // The fast passes pick such a lane from its whole keys.
                     for group in Group::available().into_iter().flatten() {
                         let forward =
                             |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.forward(b, w, d);

@@ -453,9 +453,14 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         // Written whole at a group's first step; after that, a step changes three slots.
         let mac_len = self.layout.mac_len();
         let previous = self.encoded.replace(i);
-        let macs = &mut self.keystream[self.macs..][..lanes * mac_len];
+        let forward = direction == Direction::Encrypt;
+        if lanes == 1 {
+            let messages = &mut messages[..digits];
+            let chain = self.one_mac(messages, previous, i, phase);
+            return self.one_pick(messages, chain, keyed, i, forward);
+        }
         let inputs = MacInputs {
-            macs,
+            macs: &mut self.keystream[self.macs..][..lanes * mac_len],
             lanes,
             messages: &messages[..lanes * digits],
         };
@@ -482,33 +487,11 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         }
 
         // Keystream S_1 || S_2 || …, then m_i = π(m_i) or π⁻¹(m_i).
-        let forward = direction == Direction::Encrypt;
         let selection = self.layout.selection;
         // Only fast selection looks at the histogram, and only forward.
         let count = forward && selection == Selection::Fast;
         let blocks = (n as usize * self.layout.bytes_per_value).div_ceil(16);
-        if lanes == 1 {
-            let (keys, counts) =
-                self.keys[..keys_stride].split_at_mut(self.layout.max_radix as usize);
-            // One chain is bound by AES latency: make keys while the next block is in flight, and
-            // file them by bucket, which spares selection a pass over all keys.
-            let keystream = &mut self.keystream[..ks_stride];
-            let mut histogram = keyed.histogram(counts, count);
-            // Constant-time π ranks the keys as they come, in the shadow of the chain, or
-            // keeps them for a search after it.
-            let mut arrivals = self.kept.as_mut().and_then(|kept| kept.step(n));
-            let sink = KeySink {
-                keys,
-                histogram: &mut histogram,
-                arrivals: arrivals.as_mut().map(Arrivals::reborrow),
-            };
-            single_chain(self.backend, states[0], blocks, &keyed, keystream, sink);
-            let digit = &mut messages[i];
-            *digit = match &mut arrivals {
-                Some(arrivals) => keyed.pick_arrived(keystream, keys, arrivals, *digit),
-                None => keyed.select_with(selection, keystream, keys, &histogram, forward, *digit),
-            };
-        } else if let Some(kernel) = group_kernel(self.layout.kernel)
+        if let Some(kernel) = group_kernel(self.layout.kernel)
             && self.keys.len() >= Work::words(n)
         {
             // Many chains are bound by AES throughput: the keystream is stored block row by
@@ -620,6 +603,88 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             }
         }
     }
+
+    /// One message's chain through the CBC-MAC of its step at position `i`, phase `phase`
+    /// (`previous`: the position of the step before, if any in this call).
+    ///
+    /// The chain waits on each block, and its input's first change is the digit the last step
+    /// picked: that is patched into each block in a register on the way, not stored narrow
+    /// and loaded wide.
+    #[inline(always)]
+    fn one_mac(
+        &mut self,
+        message: &[u32],
+        previous: Option<usize>,
+        i: usize,
+        phase: u32,
+    ) -> AesBlock {
+        let macs = &mut self.keystream[self.macs..][..self.layout.mac_len()];
+        let mut chain = self.ivs[0];
+        let slots = match previous {
+            Some(previous) => [
+                (previous, message[previous]),
+                (i, phase),
+                (message.len(), i as u32),
+            ],
+            None => {
+                let inputs = MacInputs {
+                    macs: &mut *macs,
+                    lanes: 1,
+                    messages: message,
+                };
+                match self.layout.width {
+                    1 => encode::<1>(inputs, i, phase),
+                    2 => encode::<2>(inputs, i, phase),
+                    _ => encode::<4>(inputs, i, phase),
+                }
+                // Written already: patching the step's own slots again changes nothing.
+                [(i, phase); 3]
+            }
+        };
+        match self.layout.width {
+            1 => absorb_patched::<B, 1>(self.backend, &mut chain, macs, slots),
+            2 => absorb_patched::<B, 2>(self.backend, &mut chain, macs, slots),
+            _ => absorb_patched::<B, 4>(self.backend, &mut chain, macs, slots),
+        }
+        chain
+    }
+
+    /// One message's keystream from `chain`, its keys made and kept while the chain runs,
+    /// then `message[i] = π(message[i])` if `forward`, else π⁻¹.
+    #[inline(always)]
+    fn one_pick(
+        &mut self,
+        message: &mut [u32],
+        chain: AesBlock,
+        keyed: KeyLayout,
+        i: usize,
+        forward: bool,
+    ) {
+        let selection = self.layout.selection;
+        let blocks = (keyed.n as usize * self.layout.bytes_per_value).div_ceil(16);
+        // Only fast selection looks at the histogram, and only forward.
+        let count = forward && selection == Selection::Fast;
+        // The chain is bound by AES latency: keys are made while the next block is in flight,
+        // and filed by bucket, which spares selection a pass over all keys.
+        let keystream = &mut self.keystream[..self.layout.keystream_stride()];
+        let (keys, counts) =
+            self.keys[..self.layout.keys_stride()].split_at_mut(self.layout.max_radix as usize);
+        let mut histogram = keyed.histogram(counts, count);
+        // Constant-time π ranks the keys as they come, in the shadow of the chain, or keeps
+        // them for a search after it.
+        let mut arrivals = self.kept.as_mut().and_then(|kept| kept.step(keyed.n));
+        let sink = KeySink {
+            keys,
+            histogram: &mut histogram,
+            arrivals: arrivals.as_mut().map(Arrivals::reborrow),
+        };
+        single_chain(self.backend, chain, blocks, &keyed, keystream, sink);
+        let digit = &mut message[i];
+        *digit = match &mut arrivals {
+            Some(arrivals) => keyed.pick_arrived(keystream, keys, arrivals, *digit),
+            None => keyed.select_with(selection, keystream, keys, &histogram, forward, *digit),
+        };
+    }
 }
 
 /// A group kernel that selects for all lanes of a step at once.
@@ -709,6 +774,33 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
             }
             next += 1;
         }
+    }
+}
+
+/// One chain through the CBC-MAC of `macs`, one lane's input, after writing `LEw(value)` into
+/// each of `slots` in order: each block is loaded whole, patched in a register, stored back
+/// and XORed into the chain.
+#[inline(always)]
+fn absorb_patched<B: BlockCipherEncBackend<BlockSize = U16>, const W: usize>(
+    backend: &B,
+    chain: &mut AesBlock,
+    macs: &mut [u8],
+    slots: [(usize, u32); 3],
+) {
+    let (rows, _) = macs.as_chunks_mut::<16>();
+    for (r, row) in rows.iter_mut().enumerate() {
+        let mut word = u128::from_le_bytes(*row);
+        for (slot, value) in slots {
+            if slot * W / 16 == r {
+                let shift = 8 * (slot * W % 16);
+                let mask = (u128::MAX >> (128 - 8 * W)) << shift;
+                word = (word & !mask) | ((u128::from(value) << shift) & mask);
+            }
+        }
+        *row = word.to_le_bytes();
+        let sum = u128::from_le_bytes((*chain).into()) ^ word;
+        *chain = sum.to_le_bytes().into();
+        backend.encrypt_block_inplace(chain);
     }
 }
 

@@ -4,8 +4,10 @@
 //! Inside one message every AES call waits for the one before, so a message is bound by AES
 //! latency. Messages in lockstep ("lanes") advance digit step by digit step together, and at
 //! each keystream block all their chains go through the AES pipeline in one
-//! `encrypt_par_blocks` call. One message is simply one lane. Everything runs inside one
-//! `encrypt_with_backend` closure per call, so the backend is chosen once.
+//! `encrypt_par_blocks` call. One message is one lane, whose steps take a path of their own
+//! (`one_mac`, `one_pick`) that keeps its chain's way from one step's digit to the next step's
+//! first block short. Everything runs inside one `encrypt_with_backend` closure per call, so
+//! the backend is chosen once.
 
 use cipher::consts::U16;
 use cipher::inout::{InOut, InOutBuf};

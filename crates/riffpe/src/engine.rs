@@ -458,7 +458,11 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         let forward = direction == Direction::Encrypt;
         if lanes == 1 {
             let messages = &mut messages[..digits];
-            let chain = self.one_mac(messages, previous, i, phase);
+            let chain = match width {
+                1 => self.one_mac::<1>(messages, previous, i, phase),
+                2 => self.one_mac::<2>(messages, previous, i, phase),
+                _ => self.one_mac::<4>(messages, previous, i, phase),
+            };
             return self.one_pick(messages, chain, keyed, i, forward);
         }
         let inputs = MacInputs {
@@ -492,7 +496,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         let selection = self.layout.selection;
         // Only fast selection looks at the histogram, and only forward.
         let count = forward && selection == Selection::Fast;
-        let blocks = (n as usize * self.layout.bytes_per_value).div_ceil(16);
+        let blocks = keyed.keystream_blocks();
         if let Some(kernel) = group_kernel(self.layout.kernel)
             && self.keys.len() >= Work::words(n)
         {
@@ -607,13 +611,14 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
     }
 
     /// One message's chain through the CBC-MAC of its step at position `i`, phase `phase`
-    /// (`previous`: the position of the step before, if any in this call).
+    /// (`previous`: the position of the step before, if any in this call), its slots `W` bytes
+    /// wide.
     ///
     /// The chain waits on each block, and its input's first change is the digit the last step
     /// picked: that is patched into each block in a register on the way, not stored narrow
     /// and loaded wide.
     #[inline(always)]
-    fn one_mac(
+    fn one_mac<const W: usize>(
         &mut self,
         message: &[u32],
         previous: Option<usize>,
@@ -634,20 +639,12 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                     lanes: 1,
                     messages: message,
                 };
-                match self.layout.width {
-                    1 => encode::<1>(inputs, i, phase),
-                    2 => encode::<2>(inputs, i, phase),
-                    _ => encode::<4>(inputs, i, phase),
-                }
+                encode::<W>(inputs, i, phase);
                 // Written already: patching the step's own slots again changes nothing.
                 [(i, phase); 3]
             }
         };
-        match self.layout.width {
-            1 => absorb_patched::<B, 1>(self.backend, &mut chain, macs, slots),
-            2 => absorb_patched::<B, 2>(self.backend, &mut chain, macs, slots),
-            _ => absorb_patched::<B, 4>(self.backend, &mut chain, macs, slots),
-        }
+        absorb_patched::<B, W>(self.backend, &mut chain, macs, slots);
         chain
     }
 
@@ -663,7 +660,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         forward: bool,
     ) {
         let selection = self.layout.selection;
-        let blocks = (keyed.n as usize * self.layout.bytes_per_value).div_ceil(16);
+        let blocks = keyed.keystream_blocks();
         // Only fast selection looks at the histogram, and only forward.
         let count = forward && selection == Selection::Fast;
         // The chain is bound by AES latency: keys are made while the next block is in flight,

@@ -320,10 +320,7 @@ fn plane_search(
         found = _mm256_or_si256(found, _mm256_and_si256(hit, _mm256_set1_epi8(k as i8)));
     }
     let alone = _mm256_movemask_epi8(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1))) as u32;
-    let mut found_bytes = [0u8; PLANE_LANES];
-    // SAFETY: `found_bytes` is 32 writable bytes; the store is unaligned.
-    unsafe { _mm256_storeu_si256(found_bytes.as_mut_ptr().cast(), found) };
-    for (p, &k) in found_bytes.iter().enumerate() {
+    for (p, &k) in bytes_of(found).iter().enumerate() {
         let lane = plane_lane(p);
         digits[lane] = if alone >> p & 1 == 1 {
             u32::from(k)
@@ -366,10 +363,7 @@ fn plane_rank(blocks: &Blocks<'_>, planes: &[u64], c: usize, digits: &mut [u32; 
     }
     // Key x itself is the one sharing its octets, unless others do too.
     let alone = _mm256_movemask_epi8(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1))) as u32;
-    let mut counts = [0u8; PLANE_LANES];
-    // SAFETY: `counts` is 32 writable bytes; the store is unaligned.
-    unsafe { _mm256_storeu_si256(counts.as_mut_ptr().cast(), below) };
-    for (p, &count) in counts.iter().enumerate() {
+    for (p, &count) in bytes_of(below).iter().enumerate() {
         let lane = plane_lane(p);
         digits[lane] = if alone >> p & 1 == 1 {
             u32::from(count)
@@ -502,13 +496,7 @@ fn plane_gather(
         *bits = _mm256_movemask_epi8(hit) as u32;
         count = _mm256_sub_epi8(count, hit);
     }
-    let bytes = |v: __m256i| {
-        let mut bytes = [0u8; PLANE_LANES];
-        // SAFETY: `bytes` is 32 writable bytes; the store is unaligned.
-        unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), v) };
-        bytes
-    };
-    (bytes(rank), bytes(count))
+    (bytes_of(rank), bytes_of(count))
 }
 
 /// For the [`PLANE_LANES`] lanes from `first` on, each chunk's key that [`Gathered`] describes
@@ -1613,6 +1601,16 @@ fn words_of(v: __m256i) -> [u32; CHUNK] {
     // SAFETY: `words` is 32 writable bytes; the store is unaligned.
     unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), v) };
     words
+}
+
+/// A vector's 32 bytes (one a lane of a plane chunk).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn bytes_of(v: __m256i) -> [u8; PLANE_LANES] {
+    let mut bytes = [0u8; PLANE_LANES];
+    // SAFETY: `bytes` is 32 writable bytes; the store is unaligned.
+    unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), v) };
+    bytes
 }
 
 /// Eight 32-bit words as a vector.

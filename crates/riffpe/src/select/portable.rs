@@ -58,6 +58,12 @@ impl KeyLayout {
         }
     }
 
+    /// Keystream blocks of this step: `ceil(n·b / 16)`.
+    #[inline]
+    pub fn keystream_blocks(&self) -> usize {
+        (self.n as usize * self.bytes_per_value).div_ceil(16)
+    }
+
     /// Buckets of this step's histogram.
     #[inline]
     pub fn buckets(&self) -> usize {

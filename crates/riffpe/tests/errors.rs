@@ -363,6 +363,24 @@ fn a_bad_digit_names_its_message_and_position() {
     assert_eq!(err.message(), Some(13));
     assert_eq!(err.offset(100).message(), Some(113));
     assert_eq!(m, before);
+
+    // One radix: the largest digit of the batch, far past it, is the bad one.
+    let fpe = Riffpe::new(10, 4, &KEY, b"").unwrap();
+    let mut buf = ScratchBuf::for_lockstep(&fpe);
+    let mut m = vec![9u32; 4 * 70];
+    m[4 * 66 + 1] = u32::MAX;
+    let before = m.clone();
+    let err = MessageError::DigitOutOfRange {
+        message: 66,
+        position: 1,
+        radix: 10,
+    };
+    assert_eq!(
+        fpe.decrypt_with(Tweak::Fixed, &mut m, &mut buf.scratch()),
+        Err(err)
+    );
+    assert_eq!(fpe.check(&m), Err(err));
+    assert_eq!(m, before);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Params, SplitMix};
+use common::{Params, SplitMix, cases};
 use proptest::prelude::*;
 use riffpe::integer::{DigitOrder, domain_size, from_digits, to_digits};
 use riffpe::{AnyFpe, Domain, ScratchBuf, ScratchSize, Selection, Tweak};
@@ -97,7 +97,7 @@ fn lockstep(fpe: &AnyFpe, tweak: Tweak<'_>, messages: &mut [u32], lanes: usize, 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(cases(96))]
 
     #[test]
     fn decrypt_inverts_encrypt(c in case()) {
@@ -240,7 +240,7 @@ fn lockstep_equals_one_at_a_time() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(cases(64))]
 
     /// Constant-time selection gives exactly the fast selection's outputs, both ways, one
     /// message and many.

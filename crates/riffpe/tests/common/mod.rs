@@ -4,6 +4,7 @@
 
 use cipher::BlockCipherEncrypt;
 use cipher::consts::U16;
+use proptest::test_runner::Config as ProptestConfig;
 use riffpe::{AnyFpe, Riffpe, RiffpeX, Selection};
 use riffpe_reference::{Reference, Scheme};
 use serde_json::Value;
@@ -155,5 +156,14 @@ impl SplitMix {
         (0..count * l)
             .map(|j| self.below(u64::from(radices[j % l])) as u32)
             .collect()
+    }
+}
+
+/// A property's config: `cases` cases, unless `PROPTEST_CASES` gives the number (CI's runs
+/// under CPU emulation give fewer).
+pub fn cases(cases: u32) -> ProptestConfig {
+    match std::env::var_os("PROPTEST_CASES") {
+        Some(_) => ProptestConfig::default(),
+        None => ProptestConfig::with_cases(cases),
     }
 }

@@ -815,8 +815,8 @@ fn absorb_patched<B: BlockCipherEncBackend<BlockSize = U16>, const W: usize>(
 }
 
 /// `state ^= input` for each block (`input` as long as `states`), four blocks at a time as
-/// 64-bit words: a loop over the bytes compiles to 16 byte loads and stores a block, and XORs
-/// one block wide leave narrow stores for the backend's wide loads to wait on.
+/// 64-bit words, which the compiler turns into vector XORs as wide as the backend's (a loop
+/// over the bytes compiles to 16 byte loads and stores a block).
 #[inline(always)]
 fn xor_blocks(states: &mut [AesBlock], input: &[u8]) {
     debug_assert_eq!(states.len() * 16, input.len());

@@ -364,7 +364,7 @@ fn a_bad_digit_names_its_message_and_position() {
     assert_eq!(err.offset(100).message(), Some(113));
     assert_eq!(m, before);
 
-    // One radix: the largest digit of the batch, far past it, is the bad one.
+    // One radix: the one bad digit, u32::MAX, deep in a batch of digits in range.
     let fpe = Riffpe::new(10, 4, &KEY, b"").unwrap();
     let mut buf = ScratchBuf::for_lockstep(&fpe);
     let mut m = vec![9u32; 4 * 70];

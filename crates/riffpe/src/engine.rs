@@ -815,8 +815,8 @@ fn absorb_patched<B: BlockCipherEncBackend<BlockSize = U16>, const W: usize>(
 }
 
 /// `state ^= input` for each block (`input` as long as `states`), four blocks at a time as
-/// 64-bit words, which the compiler turns into vector XORs as wide as the backend's (a loop
-/// over the bytes compiles to 16 byte loads and stores a block).
+/// 64-bit words, which the compiler turns into vector XORs (512-bit ones in the VAES-512
+/// backend's closure); a loop over the bytes compiles to 16 byte loads and stores a block.
 #[inline(always)]
 fn xor_blocks(states: &mut [AesBlock], input: &[u8]) {
     debug_assert_eq!(states.len() * 16, input.len());
@@ -824,25 +824,22 @@ fn xor_blocks(states: &mut [AesBlock], input: &[u8]) {
     let (states_wide, states_tail) = states.as_chunks_mut::<64>();
     let (input_wide, input_tail) = input.as_chunks::<64>();
     for (state, input) in states_wide.iter_mut().zip(input_wide) {
-        xor_words::<64, 8>(state, input);
+        xor_words(state, input);
     }
     let (states_tail, _) = states_tail.as_chunks_mut::<16>();
     let (input_tail, _) = input_tail.as_chunks::<16>();
     for (state, input) in states_tail.iter_mut().zip(input_tail) {
-        xor_words::<16, 2>(state, input);
+        xor_words(state, input);
     }
 }
 
-/// `state ^= input`, `N` bytes as `WORDS` 64-bit words.
+/// `state ^= input`, `N` bytes as 64-bit words.
 #[inline(always)]
-fn xor_words<const N: usize, const WORDS: usize>(state: &mut [u8; N], input: &[u8; N]) {
+fn xor_words<const N: usize>(state: &mut [u8; N], input: &[u8; N]) {
     let (state_words, _) = state.as_chunks_mut::<8>();
     let (input_words, _) = input.as_chunks::<8>();
-    let sum: [u64; WORDS] = core::array::from_fn(|k| {
-        u64::from_ne_bytes(state_words[k]) ^ u64::from_ne_bytes(input_words[k])
-    });
-    for (word, sum) in state_words.iter_mut().zip(sum) {
-        *word = sum.to_ne_bytes();
+    for (word, input) in state_words.iter_mut().zip(input_words) {
+        *word = (u64::from_ne_bytes(*word) ^ u64::from_ne_bytes(*input)).to_ne_bytes();
     }
 }
 

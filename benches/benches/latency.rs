@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use riffpe::{Riffpe, RiffpeX, ScratchBuf, Selection, Tweak};
 use riffpe_benches::{
-    AllocationLog, Config, CountingAllocator, KEY, ROWS, TWEAK, aes_chain, aes_lanes, fixed_random,
+    AllocationLog, Config, CountingAllocator, KEY, Passes, ROWS, TWEAK, aes_chain, aes_lanes,
+    aes_lanes_with_passes, fixed_random,
 };
 
 #[global_allocator]
@@ -116,6 +117,18 @@ fn aes_chain_floor(c: &mut Criterion) {
     log.bench(&mut group, &label, None, |b, count| {
         count.iter(b, || aes_lanes(&aes, 1616, black_box(&mut block)))
     });
+    // The same chains with selection-like passes (18 a step, as the group kernel's search over
+    // Riffpe(100, 8)'s planes runs) after each step's rows or spread between them: whether
+    // selection's vector work can hide behind the AES rounds on this CPU.
+    for (at, name) in [(Passes::After, "after"), (Passes::Between, "between")] {
+        let label = format!("18 passes a step {name} aes_lanes 1616 blocks x{lanes}");
+        log.bench(&mut group, &label, None, |b, count| {
+            let shape = (16, 101, 18);
+            count.iter(b, || {
+                aes_lanes_with_passes(&aes, shape, at, black_box(&mut block))
+            })
+        });
+    }
     // What the AES units themselves sustain with VAES-256 and 16 or 30 blocks in flight, next
     // to what the backend reaches: the `aes` crate's VAES-256 backend runs 30 at once.
     #[cfg(target_arch = "x86_64")]

@@ -170,6 +170,103 @@ pub fn aes_lanes<C: BlockCipherEncrypt<BlockSize = U16>>(
     cipher.encrypt_with_backend(Lanes { blocks, block });
 }
 
+/// Where [`aes_lanes_with_passes`] runs its selection-like passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Passes {
+    /// After each step's AES rows, as lockstep selects today.
+    After,
+    /// Spread between the step's AES rows, so that the core could run them beside the rounds.
+    Between,
+}
+
+/// Lanes of [`aes_lanes_with_passes`]' planes: one byte a lane, as the group kernel's.
+const PLANE_LANES: usize = 64;
+
+/// [`aes_lanes`] in `steps` steps of `rows` chained blocks, with `passes` passes per step of
+/// the group kernel's kind over 100 rows of 64 one-byte values (each pass counts,
+/// per lane, the values below a candidate, then moves the candidate by the count, as the
+/// bitwise search over planes does), run as `at` says. Against [`aes_lanes`] it tells whether
+/// selection's vector work hides behind the AES rounds on this CPU (`Between` near `aes_lanes`)
+/// or adds to them (`Between` near `After`, or above it).
+pub fn aes_lanes_with_passes<C: BlockCipherEncrypt<BlockSize = U16>>(
+    cipher: &C,
+    (steps, rows, passes): (usize, usize, usize),
+    at: Passes,
+    block: &mut [u8; 16],
+) {
+    struct Lanes<'a> {
+        shape: (usize, usize, usize),
+        at: Passes,
+        block: &'a mut [u8; 16],
+    }
+    impl BlockSizeUser for Lanes<'_> {
+        type BlockSize = U16;
+    }
+    impl BlockCipherEncClosure for Lanes<'_> {
+        fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
+            let (steps, rows, passes) = self.shape;
+            let mut states = ParBlocks::<B>::default();
+            for (lane, state) in states.iter_mut().enumerate() {
+                *state = cipher::Array(*self.block);
+                state[0] ^= lane as u8;
+            }
+            let planes: [[i8; PLANE_LANES]; 100] = core::array::from_fn(|k| {
+                core::array::from_fn(|l| ((k * 37 + l * 11) as u8 ^ self.block[0]) as i8)
+            });
+            let mut candidate = [0i8; PLANE_LANES];
+            for _ in 0..steps {
+                let mut done = 0;
+                for row in 0..rows {
+                    backend.encrypt_par_blocks_inplace(&mut states);
+                    if self.at == Passes::Between {
+                        while done < (row + 1) * passes / rows {
+                            search_pass(&planes, &mut candidate);
+                            done += 1;
+                        }
+                    }
+                }
+                for _ in done..passes {
+                    search_pass(&planes, &mut candidate);
+                }
+            }
+            for state in &states {
+                for (out, x) in self.block.iter_mut().zip(state.iter()) {
+                    *out ^= x;
+                }
+            }
+            for (out, x) in self.block.iter_mut().zip(candidate.chunks(4)) {
+                *out ^= x.iter().fold(0, |a, &b| a ^ b as u8);
+            }
+        }
+    }
+    let shape = (steps, rows, passes);
+    cipher.encrypt_with_backend(Lanes { shape, at, block });
+}
+
+/// One pass of [`aes_lanes_with_passes`]: per lane, the values below its candidate, by which
+/// the candidate then moves. Signed bytes, as the kernel's sign-flipped octets, so that a
+/// compare is one instruction.
+#[inline(always)]
+fn search_pass(planes: &[[i8; PLANE_LANES]; 100], candidate: &mut [i8; PLANE_LANES]) {
+    // Four sums, each its own registers, so that no add waits on the one before (as the
+    // kernel's passes).
+    let mut sums = [[0i8; PLANE_LANES]; 4];
+    let (fours, _) = planes.as_chunks::<4>();
+    for four in fours {
+        for (sum, row) in sums.iter_mut().zip(four) {
+            for ((sum, &value), &candidate) in sum.iter_mut().zip(row).zip(candidate.iter()) {
+                // At most 25 a sum: no overflow.
+                *sum += i8::from(value < candidate);
+            }
+        }
+    }
+    let below: [i8; PLANE_LANES] =
+        core::array::from_fn(|l| sums[0][l] + sums[1][l] + sums[2][l] + sums[3][l]);
+    for (candidate, below) in candidate.iter_mut().zip(below) {
+        *candidate ^= below;
+    }
+}
+
 /// Raw VAES-256 rounds, for timing only: `blocks` chained 10-round AES encryptions (AES-128's
 /// shape, with made-up round keys) in `2·YMM` independent chains, two to a `ymm` register,
 /// with only the rounds in the loop (round keys that do not fit in registers are read from

@@ -1,36 +1,29 @@
 //! Constant-time selection ([`Selection::ConstantTime`](super::Selection::ConstantTime)):
 //! branches and memory accesses that depend only on the radix and `bytes_per_value`.
 
-use super::quarter_search::{Pair, quarter_of, search_one};
+use super::quarter_search::{Pair, quarter_of, search_lead, search_one};
 use super::{KeyLayout, Vector128, mask};
 
 /// Largest radix whose keys one message keeps as they arrive ([`Ranks`], [`Quarters`]).
 pub(crate) const RANKED_RADIX: u32 = 256;
 
-/// Radices from this one on search for π(x) after the chain ([`Quarters::search`]) instead of
-/// ranking each key as it arrives: the n²/2 compares of ranking outgrow what hides behind the
-/// chain, while the search's passes over n/16 vectors stay short beside it.
-pub(crate) const SEARCHED_RADIX: u32 = 128;
+/// Radices from this one on search for π(x) after the chain ([`KeyLayout::pick_searched`])
+/// instead of ranking each key as it arrives: the n²/2 compares of ranking outgrow what hides
+/// behind the chain, while the search's passes over n/16 vectors stay short beside it.
+pub(crate) const SEARCHED_RADIX: u32 = 48;
 
 /// Keys ranked side by side: a multiple of every SIMD width the ranking loop compiles to.
 const LANES: usize = 4;
-
-/// Radices from this one on rank a batch of keys in slices as the next batch arrives
-/// ([`Ranks::rank_slice`]); below it a batch's compares are few, and are made at once.
-const SLICED_RADIX: usize = 48;
-// A sliced step has at least one whole batch, which `Ranks::finish` relies on.
-const _: () = assert!(SLICED_RADIX >= LANES);
-
-/// Whether a step of radix `n` ranks its batches in slices.
-#[inline(always)]
-fn sliced(n: usize) -> bool {
-    n >= SLICED_RADIX
-}
 
 /// Radices below this one pick π(x) by ranking every key ([`KeyLayout::pick`]) where keys are
 /// not ranked as they arrive (lockstep, radices above [`RANKED_RADIX`]); from it on, a search
 /// ([`Quarters::search`], or [`largest_at_most`] over whole keys) costs less than n² compares.
 const PICKED_RADIX: u32 = 48;
+
+/// Keys that share the leading 16 bits of the key of rank x, gathered by one message's
+/// constant-time π ([`KeyLayout::rank_gathered`]): more share them with probability below
+/// C(n, 6)·2^-80 per step up to radix [`RANKED_RADIX`].
+const GATHERED: usize = 5;
 
 /// Keys with the top bit flipped order as signed numbers do, which SIMD compares natively.
 const SIGN: u64 = 1 << 63;
@@ -39,9 +32,7 @@ const SIGN: u64 = 1 << 63;
 /// [`LANES`] at a time ([`KeyLayout::rank_arrival`]): one message is bound by AES latency, so
 /// the n²/2 compares run while the next blocks are in flight, and constant-time π costs a
 /// masked scan afterwards. Ranking a batch at a time halves the instructions that compete
-/// with the chain for the core. From [`SLICED_RADIX`] on, a batch is compared with the earlier
-/// keys in [`LANES`] slices, one as each key of the next batch arrives, so that the work after
-/// any one block is a quarter of the batch's, not all of it at once.
+/// with the chain for the core.
 ///
 /// A step needs no clearing: a batch's ranks are set when it is first compared, before any
 /// later batch counts into them, and only keys that have arrived are compared. Past the step's
@@ -61,18 +52,10 @@ impl Ranks {
         }
     }
 
-    /// Ranks the keys of a step of radix `n` that are not yet ranked: the last whole batch's
-    /// slices still to come and a partial batch. After it, `ranks[k]` is key `k`'s rank among
-    /// all `n` by key order.
+    /// Ranks the keys of a step of radix `n` that are not yet ranked: a partial batch. After
+    /// it, `ranks[k]` is key `k`'s rank among all `n` by key order.
     #[inline(always)]
     fn finish(&mut self, n: usize) {
-        if sliced(n) {
-            // The last whole batch's slices from the one its next key would have run.
-            let start = n - n % LANES - LANES;
-            for slice in n % LANES..LANES {
-                self.rank_slice(start, slice);
-            }
-        }
         if !n.is_multiple_of(LANES) {
             self.rank_batch(n - n % LANES, n % LANES);
         }
@@ -84,18 +67,6 @@ impl Ranks {
     fn rank_batch(&mut self, start: usize, count: usize) {
         self.rank_within(start, count);
         self.rank_against(start, count, 0..start);
-    }
-
-    /// Slice `slice` of the ranking of the whole batch from `start` (a multiple of [`LANES`]):
-    /// the first sets the batch's ranks among itself, and each compares it with a
-    /// [`LANES`]-th of the keys before it.
-    #[inline(always)]
-    fn rank_slice(&mut self, start: usize, slice: usize) {
-        if slice == 0 {
-            self.rank_within(start, LANES);
-        }
-        let part = start / LANES;
-        self.rank_against(start, LANES, slice * part..(slice + 1) * part);
     }
 
     /// The batch from `start` of `count` keys (at most [`LANES`]), padded with the largest key
@@ -183,6 +154,15 @@ impl Quarters {
         self.pairs[..self.len].fill([PADDING; KEYS_PER_PAIR]);
     }
 
+    /// Keeps every quarter of `keys`, the step's.
+    #[inline(always)]
+    fn set_all(&mut self, keys: &[u64]) -> &mut Self {
+        for (j, &key) in keys.iter().enumerate() {
+            self.set(j, key);
+        }
+        self
+    }
+
     /// Keeps key `j`: its quarter `q` is value `j mod 16` of the pair's words `4q..4q + 4`.
     #[inline(always)]
     pub(crate) fn set(&mut self, j: usize, key: u64) {
@@ -200,6 +180,24 @@ impl Quarters {
     #[inline(always)]
     pub(crate) fn search(&mut self, layout: &KeyLayout, x: u32) -> (u64, bool) {
         search_one::<Vector128>(&mut self.pairs[..self.len], layout, x)
+    }
+
+    /// Keeps key `j`'s leading quarter only: all [`Quarters::search_lead`] reads, the rest
+    /// being made from the keys only if more than [`GATHERED`] keys share it.
+    #[inline(always)]
+    pub(crate) fn set_lead(&mut self, j: usize, key: u64) {
+        let (pair, i) = (&mut self.pairs[j / KEYS_PER_PAIR], j % KEYS_PER_PAIR);
+        let shift = 16 * (i % 4);
+        let word = &mut pair[i / 4];
+        let quarter = u64::from(quarter_of(key, 0) as u16);
+        *word = *word & !(0xffff << shift) | quarter << shift;
+    }
+
+    /// The leading quarter (sign-flipped) of the key of rank `x` (0-based) among those kept,
+    /// and how many keys lie below it by that quarter.
+    #[inline(always)]
+    fn search_lead(&self, x: u32) -> (i16, u32) {
+        search_lead::<Vector128>(&self.pairs[..self.len], x)
     }
 
     /// [`Quarters::search`] in plain Rust, its reference.
@@ -324,19 +322,13 @@ impl KeyLayout {
     }
 
     /// Keeps `key`, the key of value `j` (keys arrive in order), and ranks the batch it
-    /// completes ([`Ranks::rank_batch`]) or, from [`SLICED_RADIX`] on, one slice of the previous
-    /// whole batch ([`Ranks::rank_slice`]); what a step leaves is ranked by [`Ranks::finish`],
+    /// completes ([`Ranks::rank_batch`]); what a step leaves is ranked by [`Ranks::finish`],
     /// which [`KeyLayout::pick_ranked`] calls.
     #[inline(always)]
     pub(crate) fn rank_arrival(&self, key: u64, j: usize, ranks: &mut Ranks) {
         ranks.keys[j] = (key ^ SIGN) as i64;
-        if !sliced(self.n as usize) {
-            if j % LANES == LANES - 1 {
-                ranks.rank_batch(j + 1 - LANES, LANES);
-            }
-        } else if j >= LANES {
-            let slice = j % LANES;
-            ranks.rank_slice(j - slice - LANES, slice);
+        if j % LANES == LANES - 1 {
+            ranks.rank_batch(j + 1 - LANES, LANES);
         }
     }
 
@@ -366,7 +358,7 @@ impl KeyLayout {
     pub(crate) fn arrive(&self, key: u64, j: usize, arrivals: &mut Arrivals<'_>) {
         match arrivals {
             Arrivals::Ranked(ranks) => self.rank_arrival(key, j, ranks),
-            Arrivals::Searched(quarters) => quarters.set(j, key),
+            Arrivals::Searched(quarters) => quarters.set_lead(j, key),
         }
     }
 
@@ -385,8 +377,12 @@ impl KeyLayout {
         }
     }
 
-    /// π(x) from the kept quarters of all `n` keys, by [`Quarters::search`]; if the key found
-    /// shares its leading bits with another, π(x) is picked again with whole values compared.
+    /// π(x) from the kept quarters of all `n` keys: the key of rank x's leading quarter by
+    /// [`Quarters::search_lead`], then the at most [`GATHERED`] keys that share it, gathered
+    /// from `keys` with masks and ranked against each other ([`KeyLayout::rank_gathered`]).
+    /// If more keys share it (probability below C(n, 6)·2^-80 per step, 2^-41 at radix 256),
+    /// the search goes on over all the quarters ([`Quarters::search`]). If the key found shares
+    /// its leading bits with another, π(x) is picked again with whole values compared.
     #[inline(always)]
     pub(crate) fn pick_searched(
         &self,
@@ -395,10 +391,53 @@ impl KeyLayout {
         quarters: &mut Quarters,
         x: u32,
     ) -> u32 {
-        match quarters.search(self, x) {
-            (found, false) => (found & self.index_mask()) as u32,
-            (_, true) => self.pick(keystream, &keys[..self.n as usize], x),
+        let keys = &keys[..self.n as usize];
+        let (lead, below) = quarters.search_lead(x);
+        let found = match self.rank_gathered(keys, (lead ^ i16::MIN) as u16, x - below) {
+            Some((found, false)) => found,
+            Some((_, true)) => return self.pick(keystream, keys, x),
+            None => match quarters.set_all(keys).search(self, x) {
+                (found, false) => found,
+                (_, true) => return self.pick(keystream, keys, x),
+            },
+        };
+        (found & self.index_mask()) as u32
+    }
+
+    /// The key of rank `rank` among the keys whose leading 16 bits are `lead` (they lie side
+    /// by side in key order), and whether another of them shares its leading bits (never where
+    /// keys are exact): the keys are gathered into [`GATHERED`] slots by a masked pass over all
+    /// of `keys`, each shifted in where it shares `lead`, and the one whose rank among the slots
+    /// is `rank` is picked with masks. `None` if more than [`GATHERED`] share `lead`.
+    #[inline(always)]
+    fn rank_gathered(&self, keys: &[u64], lead: u16, rank: u32) -> Option<(u64, bool)> {
+        // Padding, the largest key, lies below none of the keys gathered.
+        let mut slots = [u64::MAX; GATHERED];
+        let mut shared = 0usize;
+        for &key in keys {
+            let shares = mask((key >> 48) as u16 == lead);
+            for s in (1..GATHERED).rev() {
+                slots[s] = slots[s] & !shares | slots[s - 1] & shares;
+            }
+            slots[0] = slots[0] & !shares | key & shares;
+            shared += (shares & 1) as usize;
         }
+        if shared > GATHERED {
+            return None;
+        }
+        let mut found = 0u64;
+        for &slot in &slots {
+            let below: u32 = slots.iter().map(|&other| u32::from(other < slot)).sum();
+            found |= slot & mask(below == rank);
+        }
+        // Keys that share the found key's leading bits share its 16 leading bits, so all are
+        // among the slots. Padding shares them only if they are all ones: then π(x) is picked
+        // again in full, which is exact whatever.
+        let same_lead = slots
+            .iter()
+            .map(|&slot| u32::from(self.same_lead(slot, found)))
+            .sum::<u32>();
+        Some((found, !self.exact() && same_lead != 1))
     }
 
     /// The index `found`, the key of rank x, carries; unless another key shares its leading
@@ -450,9 +489,8 @@ mod tests {
         proptest::collection::vec(lead, 2..=RANKED_RADIX as usize)
     }
 
-    /// Every key's rank once all have arrived, at every radix up to [`SEARCHED_RADIX`] (each
-    /// remainder of a batch; batches ranked at once below [`SLICED_RADIX`], in slices from it
-    /// on), after a longer step has left keys and ranks behind.
+    /// Every key's rank once all have arrived, at every radix below [`SEARCHED_RADIX`] (each
+    /// remainder of a batch), after a longer step has left keys and ranks behind.
     #[test]
     fn ranks_on_arrival_are_the_keys_ranks() {
         let mut ranks = Ranks::new();
@@ -480,6 +518,46 @@ mod tests {
     }
 
     proptest! {
+        /// One message's π(x) from the kept quarters (the leading quarter searched, the keys
+        /// that share it gathered, or with more than [`GATHERED`] the search over all quarters)
+        /// is the full pick's, for every x; leads from tiny alphabets make both paths run, and
+        /// the values past their leads tell apart (or tie in full) those whose leads tie.
+        #[test]
+        fn pick_searched_is_the_full_pick(
+            leads in leads(),
+            tail in any::<u64>(),
+            b in prop_oneof![Just(1usize), Just(16)],
+        ) {
+            let n = leads.len();
+            let layout = KeyLayout::new(n as u32, b);
+            // Value j's leading bytes (one for b = 1, later values overwriting the rest), then
+            // one of three tails, 8 readable bytes past the last value's start.
+            let mut keystream = std::vec![0u8; n * b + 8];
+            for (j, &lead) in leads.iter().enumerate() {
+                keystream[j * b..][..8].copy_from_slice(&lead.to_be_bytes());
+                if b == 16 {
+                    let tail = tail.wrapping_mul(j as u64 % 3);
+                    keystream[j * b + 8..][..8].copy_from_slice(&tail.to_be_bytes());
+                }
+            }
+            let keys: Vec<u64> = (0..n).map(|j| layout.key(&keystream, j)).collect();
+            let mut pairs: Vec<(&[u8], usize)> =
+                (0..n).map(|j| (&keystream[j * b..][..b], j)).collect();
+            pairs.sort_unstable();
+            // Only the leading quarters, as a step's keys arrive: the search over all quarters
+            // makes the rest from the keys.
+            let mut quarters = Quarters::new();
+            quarters.reset(n);
+            for (j, &key) in keys.iter().enumerate() {
+                quarters.set_lead(j, key);
+            }
+            for (x, &(_, expected)) in pairs.iter().enumerate() {
+                let mut kept = quarters.clone();
+                let picked = layout.pick_searched(&keystream, &keys, &mut kept, x as u32);
+                prop_assert_eq!(picked as usize, expected, "rank {} of {}", x, n);
+            }
+        }
+
         #[test]
         fn search_finds_the_key_of_each_rank(leads in leads(), b in prop_oneof![Just(1usize), Just(16)]) {
             // b = 1: exact keys (the value is the whole key, here distinct leads); b = 16: the

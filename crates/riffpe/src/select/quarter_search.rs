@@ -293,6 +293,22 @@ pub(crate) fn search_one<V: I16x16>(pairs: &mut [Pair], layout: &KeyLayout, x: u
     )
 }
 
+/// The leading quarter (sign-flipped) of the key of rank `x` among one message's keys in
+/// `pairs` (its padding the largest value in every quarter), and how many keys lie below it by
+/// that quarter: [`search_one`]'s first quarter, whose keys [`KeyLayout::pick_searched`] then
+/// gathers instead of searching on.
+#[inline(always)]
+pub(crate) fn search_lead<V: I16x16>(pairs: &[Pair], x: u32) -> (i16, u32) {
+    let zero = V::splat(0);
+    let found = largest_at_most(pairs, 0, 0, zero, V::splat(x as i16), Span::All);
+    let mut below = zero;
+    for pair in pairs {
+        below = below.sub(found.gt(V::load(quarter(pair, 0))));
+    }
+    let below = Span::All.sum(below).to_array()[0];
+    (found.to_array()[0], u32::from(below as u16))
+}
+
 /// A key from its four sign-flipped quarters, highest first.
 #[inline(always)]
 fn key(quarters: [i16; 4]) -> u64 {

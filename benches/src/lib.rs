@@ -152,22 +152,35 @@ pub fn aes_lanes<C: BlockCipherEncrypt<BlockSize = U16>>(
     }
     impl BlockCipherEncClosure for Lanes<'_> {
         fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
-            let mut states = ParBlocks::<B>::default();
-            for (lane, state) in states.iter_mut().enumerate() {
-                *state = cipher::Array(*self.block);
-                state[0] ^= lane as u8;
-            }
+            let mut states = seeded::<B>(self.block);
             for _ in 0..self.blocks {
                 backend.encrypt_par_blocks_inplace(&mut states);
             }
-            for state in &states {
-                for (out, x) in self.block.iter_mut().zip(state.iter()) {
-                    *out ^= x;
-                }
-            }
+            fold(&states, self.block);
         }
     }
     cipher.encrypt_with_backend(Lanes { blocks, block });
+}
+
+/// The backend's parallel lanes, each `block` with its lane number in byte 0.
+#[inline(always)]
+fn seeded<B: BlockCipherEncBackend<BlockSize = U16>>(block: &[u8; 16]) -> ParBlocks<B> {
+    let mut states = ParBlocks::<B>::default();
+    for (lane, state) in states.iter_mut().enumerate() {
+        *state = cipher::Array(*block);
+        state[0] ^= lane as u8;
+    }
+    states
+}
+
+/// XORs every lane's state into `block`, so that no lane's work can be left out.
+#[inline(always)]
+fn fold(states: &[cipher::Block<aes::Aes128>], block: &mut [u8; 16]) {
+    for state in states {
+        for (out, x) in block.iter_mut().zip(state.iter()) {
+            *out ^= x;
+        }
+    }
 }
 
 /// Where [`aes_lanes_with_passes`] runs its selection-like passes.
@@ -205,11 +218,7 @@ pub fn aes_lanes_with_passes<C: BlockCipherEncrypt<BlockSize = U16>>(
     impl BlockCipherEncClosure for Lanes<'_> {
         fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
             let (steps, rows, passes) = self.shape;
-            let mut states = ParBlocks::<B>::default();
-            for (lane, state) in states.iter_mut().enumerate() {
-                *state = cipher::Array(*self.block);
-                state[0] ^= lane as u8;
-            }
+            let mut states = seeded::<B>(self.block);
             let planes: [[i8; PLANE_LANES]; 100] = core::array::from_fn(|k| {
                 core::array::from_fn(|l| ((k * 37 + l * 11) as u8 ^ self.block[0]) as i8)
             });
@@ -229,11 +238,7 @@ pub fn aes_lanes_with_passes<C: BlockCipherEncrypt<BlockSize = U16>>(
                     search_pass(&planes, &mut candidate);
                 }
             }
-            for state in &states {
-                for (out, x) in self.block.iter_mut().zip(state.iter()) {
-                    *out ^= x;
-                }
-            }
+            fold(&states, self.block);
             for (out, x) in self.block.iter_mut().zip(candidate.chunks(4)) {
                 *out ^= x.iter().fold(0, |a, &b| a ^ b as u8);
             }

@@ -196,9 +196,9 @@ pub enum Passes {
 const PLANE_LANES: usize = 64;
 
 /// [`aes_lanes`] in `steps` steps of `rows` chained blocks, with `passes` passes per step of
-/// the group kernel's kind over 100 rows of 64 one-byte values (each pass counts,
-/// per lane, the values below a candidate, then moves the candidate by the count, as the
-/// bitwise search over planes does), run as `at` says. Against [`aes_lanes`] it tells whether
+/// the kind the group kernel's bitwise search over planes makes, over 100 rows of 64 one-byte
+/// values (each pass counts, per lane, the values below a candidate, then moves the candidate
+/// by the count), run as `at` says. Against [`aes_lanes`] it tells whether
 /// selection's vector work hides behind the AES rounds on this CPU (`Between` near `aes_lanes`)
 /// or adds to them (`Between` near `After`, or above it).
 pub fn aes_lanes_with_passes<C: BlockCipherEncrypt<BlockSize = U16>>(

@@ -17,7 +17,8 @@ const LANES: usize = 4;
 
 /// Radices below this one pick π(x) by ranking every key ([`KeyLayout::pick`]) where keys are
 /// not ranked as they arrive (lockstep, radices above [`RANKED_RADIX`]); from it on, a search
-/// ([`Quarters::search`], or [`largest_at_most`] over whole keys) costs less than n² compares.
+/// ([`KeyLayout::pick_searched`], or [`largest_at_most`] over whole keys) costs less than n²
+/// compares.
 const PICKED_RADIX: u32 = 48;
 
 /// Keys that share the leading 16 bits of the key of rank x, gathered by one message's
@@ -123,8 +124,10 @@ impl Ranks {
 }
 
 /// One message's keys for constant-time π from radix [`SEARCHED_RADIX`] to [`RANKED_RADIX`],
-/// kept as they arrive ([`Quarters::set`]) and searched after the chain ([`Quarters::search`]):
-/// split into 16-bit quarters, sixteen keys to a pair of 128-bit vectors (`quarter_search`).
+/// their leading quarters kept as they arrive ([`Quarters::set_lead`]) and searched after the
+/// chain ([`Quarters::search_lead`]), all four only if the search must go on
+/// ([`Quarters::search`]): 16-bit quarters, sixteen keys to a pair of 128-bit vectors
+/// (`quarter_search`).
 #[derive(Clone)]
 pub(crate) struct Quarters {
     pairs: [Pair; RANKED_RADIX as usize / KEYS_PER_PAIR],
@@ -299,8 +302,9 @@ fn largest_at_most<T: Copy + PartialOrd>(
 impl KeyLayout {
     /// π(x) without secret-dependent branches or memory accesses: every key's rank is
     /// counted, and the index whose rank is x is picked with masks; from [`PICKED_RADIX`] on,
-    /// where n² compares cost more, the key of rank x is searched for bit by bit (by quarters up
-    /// to [`RANKED_RADIX`], two bits a pass over whole keys above).
+    /// where n² compares cost more, the key of rank x is searched for bit by bit (its leading
+    /// quarter up to [`RANKED_RADIX`], then the few keys that share it, as
+    /// [`KeyLayout::pick_searched`] does; two bits a pass over whole keys above).
     #[inline(always)]
     pub(super) fn forward_constant_time(&self, keystream: &[u8], keys: &[u64], x: u32) -> u32 {
         let keys = &keys[..self.n as usize];
@@ -312,7 +316,7 @@ impl KeyLayout {
             let mut quarters = Quarters::new();
             quarters.len = keys.len().div_ceil(KEYS_PER_PAIR);
             for (j, &key) in keys.iter().enumerate() {
-                quarters.set(j, key);
+                quarters.set_lead(j, key);
             }
             self.pick_searched(keystream, keys, &mut quarters, x)
         } else {

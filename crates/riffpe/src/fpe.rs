@@ -546,6 +546,51 @@ mod tests {
         assert!(many.chunks(8).all(|m| m == one));
     }
 
+    /// Constant-time π of one message gives the fast selection's results whichever radix it
+    /// searches from (the CPU picks 48 or 112), ranking on arrival or searching on either side
+    /// of each, RiffpeX's steps switching between the two within a message.
+    #[test]
+    fn one_message_ranks_or_searches_alike() {
+        use crate::select::searched_radix;
+        let fast = |fpe: &Riffpe| {
+            let fast = Riffpe::builder(fpe.radix(), fpe.digits()).selection(Selection::Fast);
+            fast.build(&KEY).unwrap()
+        };
+        for radix in [47, 48, 49, 64, 100, 111, 112, 113, 256] {
+            let mut fpe = Riffpe::builder(radix, 6).build(&KEY).unwrap();
+            assert_eq!(fpe.selection(), Selection::ConstantTime);
+            assert!([48, 112].contains(&fpe.layout.searched_radix));
+            assert_eq!(fpe.layout.searched_radix, searched_radix());
+            let fast = fast(&fpe);
+            for searched_from in [48, 112] {
+                fpe.layout.searched_radix = searched_from;
+                for seed in 0..8u32 {
+                    let message: [u32; 6] =
+                        core::array::from_fn(|d| (seed * 37 + d as u32 * 11) % radix);
+                    let (mut ours, mut theirs) = (message, message);
+                    fpe.encrypt(&mut ours).unwrap();
+                    fast.encrypt(&mut theirs).unwrap();
+                    assert_eq!(ours, theirs, "radix {radix}, from {searched_from}");
+                }
+            }
+        }
+        let radices = [40u32, 100, 120, 60, 250, 10];
+        let mut mixed = RiffpeX::new(&radices[..], &KEY, b"").unwrap();
+        let fast = RiffpeX::builder(&radices[..])
+            .selection(Selection::Fast)
+            .build(&KEY)
+            .unwrap();
+        let message = [39, 0, 119, 31, 200, 9];
+        let (mut expected, mut ours) = (message, message);
+        fast.encrypt(&mut expected).unwrap();
+        for searched_from in [48, 112] {
+            mixed.layout.searched_radix = searched_from;
+            ours.copy_from_slice(&message);
+            mixed.encrypt(&mut ours).unwrap();
+            assert_eq!(ours, expected, "from {searched_from}");
+        }
+    }
+
     /// Unless told otherwise, ciphers select in constant time up to radix 256 (their largest
     /// radix, for RiffpeX), fast above; a chosen selection is kept.
     #[test]

@@ -12,6 +12,10 @@ pub(crate) const RANKED_RADIX: u32 = 256;
 /// behind the chain, while the search's passes over n/16 vectors stay short beside it.
 pub(crate) const SEARCHED_RADIX: u32 = 48;
 
+/// [`SEARCHED_RADIX`] on AMD's Zen 3 to Zen 5 cores, where ranking on arrival hides behind the
+/// chain up to larger radices (`select::searched_radix` picks one of the two).
+pub(crate) const SEARCHED_RADIX_ZEN: u32 = 112;
+
 /// Keys ranked side by side: a multiple of every SIMD width the ranking loop compiles to.
 const LANES: usize = 4;
 
@@ -40,16 +44,16 @@ const SIGN: u64 = 1 << 63;
 /// last key, a partial batch's slots hold what an earlier step left, and are never read.
 pub(crate) struct Ranks {
     /// The keys so far, sign-flipped.
-    keys: [i64; SEARCHED_RADIX as usize],
-    ranks: [i64; SEARCHED_RADIX as usize],
+    keys: [i64; SEARCHED_RADIX_ZEN as usize],
+    ranks: [i64; SEARCHED_RADIX_ZEN as usize],
 }
 
 impl Ranks {
     #[inline(always)]
     pub(crate) fn new() -> Self {
         Ranks {
-            keys: [0; SEARCHED_RADIX as usize],
-            ranks: [0; SEARCHED_RADIX as usize],
+            keys: [0; SEARCHED_RADIX_ZEN as usize],
+            ranks: [0; SEARCHED_RADIX_ZEN as usize],
         }
     }
 
@@ -123,7 +127,8 @@ impl Ranks {
     }
 }
 
-/// One message's keys for constant-time π from radix [`SEARCHED_RADIX`] to [`RANKED_RADIX`],
+/// One message's keys for constant-time π from the radix it searches from ([`Kept`]) to
+/// [`RANKED_RADIX`],
 /// their leading quarters kept as they arrive ([`Quarters::set_lead`]) and searched after the
 /// chain ([`Quarters::search_lead`]), all four only if the search must go on
 /// ([`Quarters::search`]): 16-bit quarters, sixteen keys to a pair of 128-bit vectors
@@ -211,11 +216,13 @@ impl Quarters {
 }
 
 /// What constant-time π of one message keeps as its keys arrive, made once per call for the
-/// radices the call will see: [`Ranks`] below [`SEARCHED_RADIX`], [`Quarters`] up to
-/// [`RANKED_RADIX`] (each only if some radix needs it).
+/// radices the call will see: [`Ranks`] below the radix it searches from ([`SEARCHED_RADIX`] or
+/// [`SEARCHED_RADIX_ZEN`]), [`Quarters`] from there up to [`RANKED_RADIX`] (each only if some
+/// radix needs it).
 pub(crate) struct Kept {
     ranks: Option<Ranks>,
     quarters: Option<Quarters>,
+    searched_from: u32,
 }
 
 /// Where one step's keys go as they arrive ([`Kept::step`]).
@@ -236,20 +243,29 @@ impl Arrivals<'_> {
 }
 
 impl Kept {
+    /// For steps of `radices`, searched for after the chain from radix `searched_from` on
+    /// ([`SEARCHED_RADIX`] or [`SEARCHED_RADIX_ZEN`]) and ranked on arrival below.
     #[inline(always)]
-    pub(crate) fn for_radices(radices: impl Iterator<Item = u32> + Clone) -> Self {
+    pub(crate) fn for_radices(
+        radices: impl Iterator<Item = u32> + Clone,
+        searched_from: u32,
+    ) -> Self {
+        debug_assert!((SEARCHED_RADIX..=SEARCHED_RADIX_ZEN).contains(&searched_from));
+        let ranked = |n| n < searched_from;
+        let searched = |n| (searched_from..=RANKED_RADIX).contains(&n);
         Kept {
             ranks: radices.clone().any(ranked).then(Ranks::new),
             quarters: radices.into_iter().any(searched).then(Quarters::new),
+            searched_from,
         }
     }
 
     /// Ready for a step of radix `n`: where its keys go, or `None` above [`RANKED_RADIX`].
     #[inline(always)]
     pub(crate) fn step(&mut self, n: u32) -> Option<Arrivals<'_>> {
-        if ranked(n) {
+        if n < self.searched_from {
             Some(Arrivals::Ranked(self.ranks.as_mut()?))
-        } else if searched(n) {
+        } else if n <= RANKED_RADIX {
             let quarters = self.quarters.as_mut()?;
             quarters.reset(n as usize);
             Some(Arrivals::Searched(quarters))
@@ -257,18 +273,6 @@ impl Kept {
             None
         }
     }
-}
-
-/// Whether one message ranks its keys as they arrive at radix `n`.
-#[inline(always)]
-fn ranked(n: u32) -> bool {
-    n < SEARCHED_RADIX
-}
-
-/// Whether one message keeps its keys' quarters for a search at radix `n`.
-#[inline(always)]
-fn searched(n: u32) -> bool {
-    (SEARCHED_RADIX..=RANKED_RADIX).contains(&n)
 }
 
 /// The largest `bits`-bit value `v` with at most `x` values below it: `under` plus those of
@@ -493,14 +497,14 @@ mod tests {
         proptest::collection::vec(lead, 2..=RANKED_RADIX as usize)
     }
 
-    /// Every key's rank once all have arrived, at every radix below [`SEARCHED_RADIX`] (each
+    /// Every key's rank once all have arrived, at every radix below [`SEARCHED_RADIX_ZEN`] (each
     /// remainder of a batch), after a longer step has left keys and ranks behind.
     #[test]
     fn ranks_on_arrival_are_the_keys_ranks() {
         let mut ranks = Ranks::new();
-        for n in 1..SEARCHED_RADIX {
+        for n in 1..SEARCHED_RADIX_ZEN {
             let layout = KeyLayout::new(n, 16);
-            for j in 0..SEARCHED_RADIX as usize - 1 {
+            for j in 0..SEARCHED_RADIX_ZEN as usize - 1 {
                 layout.rank_arrival(j as u64, j, &mut ranks);
             }
             // Leads of four values, so that many share them and the index decides.

@@ -35,7 +35,8 @@
 //! (with AVX-512, eight lanes to a vector).
 //!
 //! Constant-time π of one message ranks the keys as they arrive (four at a time) below radix
-//! 48 and searches for the key of rank x after the chain from there on (`constant_time`): up to
+//! 48, or 112 on AMD's Zen 3 to Zen 5 cores ([`searched_radix`], picked when a cipher is built),
+//! and searches for the key of rank x after the chain from there on (`constant_time`): up to
 //! radix 256 for its leading 16-bit quarter (by `quarter_search`), then among the few keys that
 //! share it.
 //!
@@ -90,8 +91,9 @@ type Vector128 = neon::Neon;
     all(target_arch = "aarch64", target_feature = "neon")
 )))]
 type Vector128 = quarter_search::Scalar;
+use constant_time::SEARCHED_RADIX;
 #[cfg(test)]
-use constant_time::{Quarters, RANKED_RADIX, Ranks, SEARCHED_RADIX};
+use constant_time::{Quarters, RANKED_RADIX, Ranks};
 #[cfg(test)]
 use portable::MAX_BUCKETS;
 pub(crate) use portable::{Histogram, KeyLayout};
@@ -109,12 +111,14 @@ pub enum Selection {
     /// keystream and the digit, so timing and cache traces depend on secret values. The
     /// default above radix 256.
     Fast,
-    /// About n² compares per step below radix 48 and at most 64·n from there on (96·n above radix
-    /// 256 one message at a time), with branches and memory accesses that depend only on the radix
-    /// and `bytes_per_value`: the key of rank x is found branch-free and its index picked with
-    /// masks (encryption); the digit's key is fetched by a masked scan and ranked (decryption).
+    /// About n² compares per step below radix 48 (one message on AMD's Zen 3 to Zen 5 cores:
+    /// below 112) and at most 64·n from there on (96·n above radix 256 one message at a time),
+    /// with branches and memory accesses that depend only on the radix and `bytes_per_value`:
+    /// the key of rank x is found branch-free and its index picked with masks (encryption); the
+    /// digit's key is fetched by a masked scan and ranked (decryption).
     /// Encrypting one message ranks the keys as their AES blocks arrive, four at a time (radices
-    /// below 48, in 768 bytes of stack); from radix 48 on, where the n²/2 compares of ranking
+    /// below 48, or below 112 on AMD's Zen 3 to Zen 5, where ranking hides behind the chain up to
+    /// larger radices; 1.75 KiB of stack); from there on, where the n²/2 compares of ranking
     /// outgrow the chain, the key of rank x is searched for after it, bit by bit: up to radix 256
     /// its leading 16-bit quarter, sixteen keys to a pair of 128-bit vectors (SSE2, NEON; 2 KiB of
     /// stack), then the at most five keys that share that quarter are gathered in a masked pass and
@@ -130,7 +134,8 @@ pub enum Selection {
     /// pass over every value and ranks them against each other.
     /// The exceptions: a tie of a value's leading 64 bits with another's, which happens with
     /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100), compares the two
-    /// values in full; one message from radix 48 to 256, more than five keys that share the leading
+    /// values in full; one message from radix 48 (112 on Zen 3 to 5) to 256, more than five keys
+    /// that share the leading
     /// 16 bits of the key of rank x, with probability below C(n, 6)·2^-80 per step (2^-41 at 256),
     /// make the search go on over all four quarters; and in lockstep with AVX2 up to radix 256,
     /// more keys of a lane that share those two or three leading octets than are ranked, with
@@ -173,6 +178,26 @@ impl Selection {
 #[inline(always)]
 pub(crate) fn mask(condition: bool) -> u64 {
     u64::from(condition).wrapping_neg()
+}
+
+/// The radix from which constant-time π of one message searches for the key of rank x after
+/// its chain rather than ranking each key as it arrives: chosen once, when a cipher is built.
+/// Ranking on arrival hides behind the chain up to larger radices on AMD's Zen 3 to Zen 5
+/// cores (CPU families 25 and 26) than on the Intel Xeons measured (BENCHMARKS.md).
+pub(crate) fn searched_radix() -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::__cpuid;
+        let vendor = __cpuid(0);
+        let amd = (vendor.ebx, vendor.edx, vendor.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+        // Family: the base field, plus the extended one where the base is 15.
+        let signature = __cpuid(1).eax;
+        let family = (signature >> 8 & 0xf) + (signature >> 20 & 0xff);
+        if amd && (25..=26).contains(&family) {
+            return constant_time::SEARCHED_RADIX_ZEN;
+        }
+    }
+    SEARCHED_RADIX
 }
 
 /// Which code selects in lockstep: chosen once, when a cipher is built, by [`Kernel::detect`].

@@ -101,9 +101,10 @@ fn assert_lockstep(
 fn sixty_four_lanes_equal_one_message_at_a_time() {
     let mut rng = SplitMix(64);
     // Radices of each path of the kernels on x86-64 without AVX-512: the sorting networks (up
-    // to 16), the octet searches (17 to 256), the constant-time quarter search and the fast mode
-    // lane by lane above; b a multiple of 16 (keys made in the AES loop) and not.
-    let configs: [(&[u32], usize); 12] = [
+    // to 16), the octet searches (17 to 256; over planes two chunks of lanes side by side up to
+    // 128, one by one above), the constant-time quarter search and the fast mode lane by lane
+    // above; b a multiple of 16 (keys made in the AES loop) and not.
+    let configs: [(&[u32], usize); 13] = [
         (&[2; 20], 16),
         (&[10; 16], 18),
         (&[10; 16], 16),
@@ -112,6 +113,7 @@ fn sixty_four_lanes_equal_one_message_at_a_time() {
         (&[36; 8], 16),
         (&[100; 8], 16),
         (&[100; 8], 17),
+        (&[200; 4], 16),
         (&[256; 4], 16),
         (&[1000; 3], 19),
         (&[5000; 2], 16),

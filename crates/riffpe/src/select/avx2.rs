@@ -9,9 +9,10 @@
 //! searches the keys' two leading octets, 32 keys to a compare ([`lead_octets`]), which settles
 //! nearly every chunk; the constant-time search over all octets ([`search_octets`]) settles the
 //! rest. Where the AES loop made those two octets as planes (a multiple of 32 lanes, one byte a
-//! lane: [`make_planes`]), the same search runs over 32 lanes at once, one vector a value
-//! ([`plane_search`]), and a lane where other keys share its key's two octets is picked from
-//! its whole keys ([`pick_exact`]). The constant-time forward
+//! lane: [`make_planes`]), the same search runs over 32 lanes at once, one vector a value, two
+//! such chunks side by side up to radix 128 ([`plane_search`]), and a lane where other keys
+//! share its key's two octets is picked from its whole keys ([`pick_exact`]). The constant-time
+//! forward
 //! ([`search_octets_constant_time`]) searches two or three leading octets, then gathers the
 //! keys that share them and ranks them against each other ([`search_gathered`]), unless more
 //! share them than are gathered (then it searches all octets too); over planes, it searches
@@ -201,6 +202,10 @@ impl Avx2 {
     }
 }
 
+/// Largest radix whose fast π searches two plane chunks side by side ([`plane_search`]): that
+/// pays at radices up to here and costs above (BENCHMARKS.md).
+const PAIRED_RADIX: u32 = 128;
+
 /// Eight keys, one per lane of a chunk: lanes 0–3 and 4–7.
 type Row = [__m256i; 2];
 
@@ -214,9 +219,17 @@ fn forward_avx2(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
         let (whole, rest) = match blocks.planes {
             Some(planes) => {
                 let (whole, rest) = lanes.as_chunks_mut::<PLANE_LANES>();
-                for (c, digits) in whole.iter_mut().enumerate() {
-                    let spare = quads.as_flattened_mut();
-                    plane_search(blocks, planes, c, digits, spare);
+                // Up to `PAIRED_RADIX`, two plane chunks side by side where there are two: one
+                // chunk's compares run while the other's count settles its bit.
+                let paired = blocks.layout.n <= PAIRED_RADIX;
+                let (pairs, _) = whole.as_chunks_mut::<2>();
+                let spare = quads.as_flattened_mut();
+                for (p, [one, two]) in pairs.iter_mut().enumerate().filter(|_| paired) {
+                    plane_search::<2, 2>(blocks, planes, 2 * p, [one, two], spare);
+                }
+                let first = if paired { 2 * pairs.len() } else { 0 };
+                for (c, digits) in whole.iter_mut().enumerate().skip(first) {
+                    plane_search::<1, 4>(blocks, planes, c, [digits], spare);
                 }
                 (whole.len() * PLANE_LANES, rest)
             }
@@ -294,39 +307,48 @@ fn make_planes(row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
     }
 }
 
-/// Fast π(x) for the [`PLANE_LANES`] lanes of plane chunk `c`, one digit x each in `digits`,
-/// from the planes of the keys' two leading octets: the x-th key's octets ([`plane_octets`],
-/// `spare` its scratch), and the one key that has them. A lane where other keys share them
-/// (rare: about n/65 536 a lane) is picked from its whole keys instead ([`pick_exact`]).
+/// Fast π(x) for the [`PLANE_LANES`] lanes of each of the `W` plane chunks from `c` on, one
+/// digit x each in `digits`, from the planes of the keys' two leading octets: the x-th key's
+/// octets ([`plane_octets`], `spare` its scratch, `PER` sums a chunk), and the one key that has
+/// them. A lane where other keys share them (rare: about n/65 536 a lane) is picked from its
+/// whole keys instead ([`pick_exact`]).
 #[target_feature(enable = "avx2")]
-fn plane_search(
+fn plane_search<const W: usize, const PER: usize>(
     blocks: &Blocks<'_>,
     planes: &[u64],
     c: usize,
-    digits: &mut [u32; PLANE_LANES],
+    digits: [&mut [u32; PLANE_LANES]; W],
     spare: &mut [u64],
 ) {
     let n = blocks.layout.n as usize;
     let (rows, _) = planes.as_chunks::<4>();
-    let (firsts, seconds) = rows[2 * c * n..][..2 * n].split_at(n);
-    let (first, second, _) = plane_octets(firsts, seconds, digits, spare);
-    let (mut sharing, mut found) = (_mm256_setzero_si256(), _mm256_setzero_si256());
-    for (k, (one, two)) in firsts.iter().zip(seconds).enumerate() {
-        let hit = _mm256_and_si256(
-            _mm256_cmpeq_epi8(load_vector(one, 0), first),
-            _mm256_cmpeq_epi8(load_vector(two, 0), second),
-        );
-        sharing = _mm256_sub_epi8(sharing, hit);
-        found = _mm256_or_si256(found, _mm256_and_si256(hit, _mm256_set1_epi8(k as i8)));
-    }
-    let alone = _mm256_movemask_epi8(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1))) as u32;
-    for (p, &k) in bytes_of(found).iter().enumerate() {
-        let lane = plane_lane(p);
-        digits[lane] = if alone >> p & 1 == 1 {
-            u32::from(k)
-        } else {
-            pick_exact(blocks, c * PLANE_LANES + lane, spare, digits[lane])
-        };
+    let octets = |h: usize| rows[2 * (c + h) * n..][..2 * n].split_at(n);
+    let (firsts, seconds) = (
+        core::array::from_fn(|h| octets(h).0),
+        core::array::from_fn(|h| octets(h).1),
+    );
+    let x = core::array::from_fn(|h| plane_digits(digits[h]));
+    let found = plane_octets::<W, PER>(firsts, seconds, x, spare);
+    for (h, digits) in digits.into_iter().enumerate() {
+        let (first, second, _) = found[h];
+        let (mut sharing, mut index) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        for (k, (one, two)) in firsts[h].iter().zip(seconds[h]).enumerate() {
+            let hit = _mm256_and_si256(
+                _mm256_cmpeq_epi8(load_vector(one, 0), first),
+                _mm256_cmpeq_epi8(load_vector(two, 0), second),
+            );
+            sharing = _mm256_sub_epi8(sharing, hit);
+            index = _mm256_or_si256(index, _mm256_and_si256(hit, _mm256_set1_epi8(k as i8)));
+        }
+        let alone = _mm256_movemask_epi8(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1))) as u32;
+        for (p, &k) in bytes_of(index).iter().enumerate() {
+            let lane = plane_lane(p);
+            digits[lane] = if alone >> p & 1 == 1 {
+                u32::from(k)
+            } else {
+                pick_exact(blocks, (c + h) * PLANE_LANES + lane, spare, digits[lane])
+            };
+        }
     }
 }
 
@@ -486,7 +508,8 @@ fn plane_gather(
     let n = blocks.layout.n as usize;
     let (rows, _) = planes.as_chunks::<4>();
     let (firsts, seconds) = rows[2 * c * n..][..2 * n].split_at(n);
-    let (first, second, rank) = plane_octets(firsts, seconds, digits, narrowed);
+    let [(first, second, rank)] =
+        plane_octets::<1, 4>([firsts], [seconds], [plane_digits(digits)], narrowed);
     let mut count = _mm256_setzero_si256();
     for ((one, two), bits) in firsts.iter().zip(seconds).zip(hits) {
         let hit = _mm256_and_si256(
@@ -599,64 +622,88 @@ fn rank_kept<const S: usize>(
     (found, tied)
 }
 
-/// The two octets (sign-flipped) of each lane's key of rank x, in plane order, from the planes
-/// of the keys' first and second octets, 32 lanes a compare: the first by a bitwise search, then
-/// the second among the keys that share the first (written into `narrowed`, the others as the
-/// largest octet); and the key's rank among the keys that share both.
+/// Each lane's digit x, in plane order.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn plane_octets(
-    firsts: &[[u64; 4]],
-    seconds: &[[u64; 4]],
-    digits: &[u32; PLANE_LANES],
-    narrowed: &mut [u64],
-) -> (__m256i, __m256i, __m256i) {
+fn plane_digits(digits: &[u32; PLANE_LANES]) -> __m256i {
     let x = core::array::from_fn::<u8, PLANE_LANES, _>(|p| digits[plane_lane(p)] as u8);
     // SAFETY: `x` is 32 readable bytes; the load is unaligned.
-    let x = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
-    let (first, below) = plane_octet(x, firsts);
-    let largest = _mm256_set1_epi8(i8::MAX);
-    let (narrowed, _) = narrowed[..4 * firsts.len()].as_chunks_mut::<4>();
-    for (out, (one, two)) in narrowed.iter_mut().zip(firsts.iter().zip(seconds)) {
-        let same = _mm256_cmpeq_epi8(load_vector(one, 0), first);
-        store4(out, _mm256_blendv_epi8(largest, load_vector(two, 0), same));
-    }
-    let x = _mm256_sub_epi8(x, below);
-    let (second, below) = plane_octet(x, narrowed);
-    (first, second, _mm256_sub_epi8(x, below))
+    unsafe { _mm256_loadu_si256(x.as_ptr().cast()) }
 }
 
-/// Each lane's largest octet (sign-flipped) with at most `x` of the lane's octets in `rows`
-/// (sign-flipped) below it, and how many are below it: a bitwise search, 32 lanes a compare.
+/// For each of `W` plane chunks, the two octets (sign-flipped) of each lane's key of rank `x`
+/// (in plane order), from the planes of the keys' first and second octets, 32 lanes a compare:
+/// the first by a bitwise search, then the second among the keys that share the first (written
+/// into `narrowed`, `4n` words a chunk, the others as the largest octet); and the key's rank
+/// among the keys that share both.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn plane_octet(x: __m256i, rows: &[[u64; 4]]) -> (__m256i, __m256i) {
+fn plane_octets<const W: usize, const PER: usize>(
+    firsts: [&[[u64; 4]]; W],
+    seconds: [&[[u64; 4]]; W],
+    x: [__m256i; W],
+    narrowed: &mut [u64],
+) -> [(__m256i, __m256i, __m256i); W] {
+    let n = firsts[0].len();
+    let first = plane_octet::<W, PER>(x, firsts);
+    let largest = _mm256_set1_epi8(i8::MAX);
+    let (narrowed, _) = narrowed[..4 * W * n].as_chunks_mut::<4>();
+    for (h, narrowed) in narrowed.chunks_exact_mut(n).enumerate() {
+        for (out, (one, two)) in narrowed.iter_mut().zip(firsts[h].iter().zip(seconds[h])) {
+            let same = _mm256_cmpeq_epi8(load_vector(one, 0), first[h].0);
+            store4(out, _mm256_blendv_epi8(largest, load_vector(two, 0), same));
+        }
+    }
+    let x = core::array::from_fn(|h| _mm256_sub_epi8(x[h], first[h].1));
+    let narrowed = &*narrowed;
+    let second = plane_octet::<W, PER>(x, core::array::from_fn(|h| &narrowed[h * n..][..n]));
+    core::array::from_fn(|h| {
+        let (octet, below) = second[h];
+        (first[h].0, octet, _mm256_sub_epi8(x[h], below))
+    })
+}
+
+/// For each of `W` plane chunks, each lane's largest octet (sign-flipped) with at most `x` of
+/// the lane's octets in `rows` (sign-flipped) below it, and how many are below it: a bitwise
+/// search, 32 lanes a compare, the chunks' passes side by side with `PER` sums each.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn plane_octet<const W: usize, const PER: usize>(
+    x: [__m256i; W],
+    rows: [&[[u64; 4]]; W],
+) -> [(__m256i, __m256i); W] {
     let zero = _mm256_setzero_si256();
     let sign = _mm256_set1_epi8(i8::MIN);
-    let (fours, rest) = rows.as_chunks::<4>();
-    let (mut found, mut below) = (zero, zero);
+    let (mut found, mut below) = ([zero; W], [zero; W]);
     for bit in (0..8).rev() {
-        let candidate = _mm256_or_si256(found, _mm256_set1_epi8((1u8 << bit) as i8));
-        let flipped = _mm256_xor_si256(candidate, sign);
-        let less = |row: &[u64; 4]| _mm256_cmpgt_epi8(flipped, load_vector(row, 0));
-        // Four sums, each its own register, so that no add waits on the one before.
-        let [mut a, mut b, mut c, mut d] = [zero; 4];
-        for [one, two, three, four] in fours {
-            a = _mm256_sub_epi8(a, less(one));
-            b = _mm256_sub_epi8(b, less(two));
-            c = _mm256_sub_epi8(c, less(three));
-            d = _mm256_sub_epi8(d, less(four));
+        let one = _mm256_set1_epi8((1u8 << bit) as i8);
+        let candidate: [__m256i; W] = core::array::from_fn(|h| _mm256_or_si256(found[h], one));
+        let flipped: [__m256i; W] = candidate.map(|candidate| _mm256_xor_si256(candidate, sign));
+        // `PER` sums a chunk, each its own register, so that no add waits on the one before.
+        let mut sums = [[zero; PER]; W];
+        for (h, rows) in rows.iter().enumerate() {
+            let less = |row: &[u64; 4]| _mm256_cmpgt_epi8(flipped[h], load_vector(row, 0));
+            let (groups, rest) = rows.as_chunks::<PER>();
+            for group in groups {
+                for (sum, row) in sums[h].iter_mut().zip(group) {
+                    *sum = _mm256_sub_epi8(*sum, less(row));
+                }
+            }
+            for row in rest {
+                sums[h][0] = _mm256_sub_epi8(sums[h][0], less(row));
+            }
         }
-        for row in rest {
-            a = _mm256_sub_epi8(a, less(row));
+        for h in 0..W {
+            let count = sums[h]
+                .iter()
+                .fold(zero, |count, &sum| _mm256_add_epi8(count, sum));
+            // Counts and digits are below 256: compared unsigned.
+            let at_most = _mm256_cmpeq_epi8(_mm256_min_epu8(count, x[h]), count);
+            found[h] = _mm256_blendv_epi8(found[h], candidate[h], at_most);
+            below[h] = _mm256_blendv_epi8(below[h], count, at_most);
         }
-        let count = _mm256_add_epi8(_mm256_add_epi8(a, b), _mm256_add_epi8(c, d));
-        // Counts and digits are below 256: compared unsigned.
-        let at_most = _mm256_cmpeq_epi8(_mm256_min_epu8(count, x), count);
-        found = _mm256_blendv_epi8(found, candidate, at_most);
-        below = _mm256_blendv_epi8(below, count, at_most);
     }
-    (_mm256_xor_si256(found, sign), below)
+    core::array::from_fn(|h| (_mm256_xor_si256(found[h], sign), below[h]))
 }
 
 /// π(x) for every lane from its keys sorted: a sorting network over all `N` keys (the radix,

@@ -120,15 +120,17 @@ impl Avx2 {
         let planes = blocks.planes.unwrap_or_default();
         let quads = work.quads();
         let n = blocks.layout.n as usize;
-        let (most, (by_lane, ranked)) = if n <= GATHER_AFTER_TWO_MAX_RADIX {
+        let digits = &[*digits];
+        let (most, [(by_lane, ranked)]) = if n <= GATHER_AFTER_TWO_MAX_RADIX {
             // SAFETY: as for `forward`.
-            let ranked =
-                unsafe { plane_ranked::<PLANE_GATHERED>(blocks, planes, c, digits, quads, wide) };
+            let ranked = unsafe {
+                plane_ranked::<PLANE_GATHERED, 1, 4>(blocks, planes, c, digits, quads, wide)
+            };
             (PLANE_GATHERED, ranked)
         } else {
             // SAFETY: as for `forward`.
             let ranked = unsafe {
-                plane_ranked::<PLANE_GATHERED_WIDE>(blocks, planes, c, digits, quads, wide)
+                plane_ranked::<PLANE_GATHERED_WIDE, 1, 4>(blocks, planes, c, digits, quads, wide)
             };
             (PLANE_GATHERED_WIDE, ranked)
         };
@@ -397,7 +399,8 @@ fn plane_rank(blocks: &Blocks<'_>, planes: &[u64], c: usize, digits: &mut [u32; 
 }
 
 /// Constant-time π(x) for every lane (a multiple of [`PLANE_LANES`]) from the planes of the
-/// keys' two leading octets: [`plane_forward_constant_time`], each plane chunk in turn.
+/// keys' two leading octets: [`plane_forward_constant_time`], up to [`PAIRED_RADIX`] two plane
+/// chunks side by side, else each in turn.
 #[target_feature(enable = "avx2")]
 fn forward_planes_constant_time(
     blocks: &Blocks<'_>,
@@ -408,73 +411,96 @@ fn forward_planes_constant_time(
 ) {
     let quads = work.quads();
     let (chunks, _) = digits[..blocks.lanes].as_chunks_mut::<PLANE_LANES>();
-    for (c, d) in chunks.iter_mut().enumerate() {
-        let q = &mut *quads;
-        if blocks.layout.n as usize <= GATHER_AFTER_TWO_MAX_RADIX {
-            plane_forward_constant_time::<PLANE_GATHERED>(blocks, planes, c, d, q, wide);
-        } else {
-            plane_forward_constant_time::<PLANE_GATHERED_WIDE>(blocks, planes, c, d, q, wide);
+    let paired = blocks.layout.n <= PAIRED_RADIX;
+    let (pairs, _) = chunks.as_chunks_mut::<2>();
+    for (p, [one, two]) in pairs.iter_mut().enumerate().filter(|_| paired) {
+        plane_forward_constant_time::<2, 2>(blocks, planes, 2 * p, [one, two], quads, wide);
+    }
+    let first = if paired { 2 * pairs.len() } else { 0 };
+    for (c, d) in chunks.iter_mut().enumerate().skip(first) {
+        plane_forward_constant_time::<1, 4>(blocks, planes, c, [d], quads, wide);
+    }
+}
+
+/// Constant-time π(x) for the [`PLANE_LANES`] lanes of each of the `W` plane chunks from `c`
+/// on, one digit x each in `digits`: the x-th key's two octets searched for over the planes, 32
+/// lanes to a compare (`PER` sums a chunk), the (at most [`PLANE_GATHERED`], above radix
+/// [`GATHER_AFTER_TWO_MAX_RADIX`] [`PLANE_GATHERED_WIDE`]) keys that share them marked
+/// ([`plane_gather`]), and their leading words read from the keystream and ranked against each
+/// other, four lanes to a vector ([`rank_planes`]), or with AVX-512 (`wide`) eight. A [`CHUNK`]
+/// of lanes where more keys share a lane's two octets runs the constant-time search over all
+/// octets instead ([`search_octets_constant_time`]).
+#[target_feature(enable = "avx2")]
+fn plane_forward_constant_time<const W: usize, const PER: usize>(
+    blocks: &Blocks<'_>,
+    planes: &[u64],
+    c: usize,
+    digits: [&mut [u32; PLANE_LANES]; W],
+    quads: &mut [[u64; 4 * CHUNK]],
+    wide: Option<Avx512>,
+) {
+    let x = core::array::from_fn(|h| *digits[h]);
+    let (most, found) = if blocks.layout.n as usize <= GATHER_AFTER_TWO_MAX_RADIX {
+        let found = plane_ranked::<PLANE_GATHERED, W, PER>(blocks, planes, c, &x, quads, wide);
+        (PLANE_GATHERED, found)
+    } else {
+        let found = plane_ranked::<PLANE_GATHERED_WIDE, W, PER>(blocks, planes, c, &x, quads, wide);
+        (PLANE_GATHERED_WIDE, found)
+    };
+    for (digits, (h, (by_lane, ranked))) in digits.into_iter().zip(found.iter().enumerate()) {
+        let (eights, _) = by_lane.as_chunks::<CHUNK>();
+        for ((chunk, digits), lanes) in digits.chunks_exact_mut(CHUNK).enumerate().zip(eights) {
+            let first = (c + h) * PLANE_LANES + chunk * CHUNK;
+            let found = ranked[chunk];
+            // The documented exception: this branch depends on how many keys share two octets.
+            let found = if lanes.iter().any(|lane| lane.count as usize > most) {
+                search_octets_constant_time(blocks, quads, first, digits)
+            } else {
+                found
+            };
+            found_digits(blocks, first, found, quads.as_flattened_mut(), digits);
         }
     }
 }
 
-/// Constant-time π(x) for the [`PLANE_LANES`] lanes of plane chunk `c`, one digit x each in
-/// `digits`: the x-th key's two octets searched for over the planes, 32 lanes to a compare, the
-/// (at most `S`) keys that share them marked ([`plane_gather`]), and their leading words read
-/// from the keystream and ranked against each other, four lanes to a vector ([`rank_planes`]),
-/// or with AVX-512 (`wide`) eight. A [`CHUNK`] of lanes where more keys share a lane's two
-/// octets runs the constant-time search over all octets instead
-/// ([`search_octets_constant_time`]).
-#[target_feature(enable = "avx2")]
-fn plane_forward_constant_time<const S: usize>(
-    blocks: &Blocks<'_>,
-    planes: &[u64],
-    c: usize,
-    digits: &mut [u32; PLANE_LANES],
-    quads: &mut [[u64; 4 * CHUNK]],
-    wide: Option<Avx512>,
-) {
-    let (by_lane, ranked) = plane_ranked::<S>(blocks, planes, c, digits, quads, wide);
-    let (eights, _) = by_lane.as_chunks::<CHUNK>();
-    for ((chunk, digits), lanes) in digits.chunks_exact_mut(CHUNK).enumerate().zip(eights) {
-        let first = c * PLANE_LANES + chunk * CHUNK;
-        let found = ranked[chunk];
-        // The documented exception: this branch depends on how many keys share two octets.
-        let found = if lanes.iter().any(|lane| lane.count as usize > S) {
-            search_octets_constant_time(blocks, quads, first, digits)
-        } else {
-            found
-        };
-        found_digits(blocks, first, found, quads.as_flattened_mut(), digits);
-    }
-}
-
-/// Each lane's [`Gathered`] and each [`CHUNK`]'s keys of rank x and ties, as
-/// [`plane_forward_constant_time`] finds them before it picks the digits (where no lane has
-/// more than `S` keys that share its two octets).
-#[inline]
-#[target_feature(enable = "avx2")]
-fn plane_ranked<const S: usize>(
-    blocks: &Blocks<'_>,
-    planes: &[u64],
-    c: usize,
-    digits: &[u32; PLANE_LANES],
-    quads: &mut [[u64; 4 * CHUNK]],
-    wide: Option<Avx512>,
-) -> (
+/// What one plane chunk's constant-time π finds before it picks the digits: each lane's
+/// [`Gathered`], and each [`CHUNK`]'s keys of rank x and ties (where no lane has more keys that
+/// share its two octets than are ranked).
+type PlaneRanked = (
     [Gathered; PLANE_LANES],
     [([u64; CHUNK], u32); PLANE_LANES / CHUNK],
-) {
-    let mut hits = [0u32; 256];
-    let hits = &mut hits[..blocks.layout.n as usize];
+);
+
+/// Each of the `W` plane chunks' [`PlaneRanked`] from `c` on, as
+/// [`plane_forward_constant_time`] finds them with at most `S` keys gathered a lane.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn plane_ranked<const S: usize, const W: usize, const PER: usize>(
+    blocks: &Blocks<'_>,
+    planes: &[u64],
+    c: usize,
+    digits: &[[u32; PLANE_LANES]; W],
+    quads: &mut [[u64; 4 * CHUNK]],
+    wide: Option<Avx512>,
+) -> [PlaneRanked; W] {
+    let n = blocks.layout.n as usize;
+    let mut hits = [[0u32; 256]; W];
     let narrowed = quads.as_flattened_mut();
-    let by_lane = by_lane(plane_gather(blocks, planes, c, digits, narrowed, hits));
-    let first = c * PLANE_LANES;
-    let ranked = match wide {
-        Some(avx512) => avx512.rank_planes::<S>(blocks, first, hits, &by_lane),
-        None => rank_planes::<S>(blocks, first, hits, &by_lane),
-    };
-    (by_lane, ranked)
+    let gathered = plane_gather::<W, PER>(blocks, planes, c, digits, narrowed, &mut hits);
+    let mut found = [(
+        [Gathered::default(); PLANE_LANES],
+        [([0; CHUNK], 0); PLANE_LANES / CHUNK],
+    ); W];
+    for (h, found) in found.iter_mut().enumerate() {
+        let by_lane = by_lane(gathered[h]);
+        let (first, hits) = ((c + h) * PLANE_LANES, &hits[h][..n]);
+        let ranked = match wide {
+            Some(avx512) => avx512.rank_planes::<S>(blocks, first, hits, &by_lane),
+            None => rank_planes::<S>(blocks, first, hits, &by_lane),
+        };
+        *found = (by_lane, ranked);
+    }
+    found
 }
 
 /// What [`plane_gather`] found, in plane order, as each lane's [`Gathered`].
@@ -490,36 +516,45 @@ fn by_lane((rank, count): ([u8; PLANE_LANES], [u8; PLANE_LANES])) -> [Gathered; 
     by_lane
 }
 
-/// For the [`PLANE_LANES`] lanes of plane chunk `c`, in plane order ([`plane_lane`]), with no
-/// branch or address that depends on the keys or the digits: the rank of each lane's key of
-/// rank x among the keys that share its two octets, and how many there are; and in `hits[k]`,
-/// the lanes (bit p) whose key k shares them. The octets are [`plane_octets`] (`narrowed` its
-/// scratch).
+/// For the [`PLANE_LANES`] lanes of each of the `W` plane chunks from `c` on, in plane order
+/// ([`plane_lane`]), with no branch or address that depends on the keys or the digits: the rank
+/// of each lane's key of rank x among the keys that share its two octets, and how many there
+/// are; and in `hits[h][k]`, the lanes (bit p) of chunk `c + h` whose key k shares them. The
+/// octets are [`plane_octets`] (`narrowed` its scratch, `PER` sums a chunk).
 #[inline]
 #[target_feature(enable = "avx2")]
-fn plane_gather(
+fn plane_gather<const W: usize, const PER: usize>(
     blocks: &Blocks<'_>,
     planes: &[u64],
     c: usize,
-    digits: &[u32; PLANE_LANES],
+    digits: &[[u32; PLANE_LANES]; W],
     narrowed: &mut [u64],
-    hits: &mut [u32],
-) -> ([u8; PLANE_LANES], [u8; PLANE_LANES]) {
+    hits: &mut [[u32; 256]; W],
+) -> [([u8; PLANE_LANES], [u8; PLANE_LANES]); W] {
     let n = blocks.layout.n as usize;
     let (rows, _) = planes.as_chunks::<4>();
-    let (firsts, seconds) = rows[2 * c * n..][..2 * n].split_at(n);
-    let [(first, second, rank)] =
-        plane_octets::<1, 4>([firsts], [seconds], [plane_digits(digits)], narrowed);
-    let mut count = _mm256_setzero_si256();
-    for ((one, two), bits) in firsts.iter().zip(seconds).zip(hits) {
-        let hit = _mm256_and_si256(
-            _mm256_cmpeq_epi8(load_vector(one, 0), first),
-            _mm256_cmpeq_epi8(load_vector(two, 0), second),
-        );
-        *bits = _mm256_movemask_epi8(hit) as u32;
-        count = _mm256_sub_epi8(count, hit);
+    let octets = |h: usize| rows[2 * (c + h) * n..][..2 * n].split_at(n);
+    let (firsts, seconds) = (
+        core::array::from_fn(|h| octets(h).0),
+        core::array::from_fn(|h| octets(h).1),
+    );
+    let x = core::array::from_fn(|h| plane_digits(&digits[h]));
+    let found = plane_octets::<W, PER>(firsts, seconds, x, narrowed);
+    let mut out = [([0; PLANE_LANES], [0; PLANE_LANES]); W];
+    for (h, (out, hits)) in out.iter_mut().zip(hits).enumerate() {
+        let (first, second, rank) = found[h];
+        let mut count = _mm256_setzero_si256();
+        for ((one, two), bits) in firsts[h].iter().zip(seconds[h]).zip(&mut hits[..n]) {
+            let hit = _mm256_and_si256(
+                _mm256_cmpeq_epi8(load_vector(one, 0), first),
+                _mm256_cmpeq_epi8(load_vector(two, 0), second),
+            );
+            *bits = _mm256_movemask_epi8(hit) as u32;
+            count = _mm256_sub_epi8(count, hit);
+        }
+        *out = (bytes_of(rank), bytes_of(count));
     }
-    (bytes_of(rank), bytes_of(count))
+    out
 }
 
 /// For the [`PLANE_LANES`] lanes from `first` on, each chunk's key that [`Gathered`] describes

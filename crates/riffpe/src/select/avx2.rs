@@ -322,13 +322,7 @@ fn plane_search<const W: usize, const PER: usize>(
     digits: [&mut [u32; PLANE_LANES]; W],
     spare: &mut [u64],
 ) {
-    let n = blocks.layout.n as usize;
-    let (rows, _) = planes.as_chunks::<4>();
-    let octets = |h: usize| rows[2 * (c + h) * n..][..2 * n].split_at(n);
-    let (firsts, seconds) = (
-        core::array::from_fn(|h| octets(h).0),
-        core::array::from_fn(|h| octets(h).1),
-    );
+    let (firsts, seconds) = chunk_planes::<W>(planes, blocks.layout.n as usize, c);
     let x = core::array::from_fn(|h| plane_digits(digits[h]));
     let found = plane_octets::<W, PER>(firsts, seconds, x, spare);
     for (h, digits) in digits.into_iter().enumerate() {
@@ -532,12 +526,7 @@ fn plane_gather<const W: usize, const PER: usize>(
     hits: &mut [[u32; 256]; W],
 ) -> [([u8; PLANE_LANES], [u8; PLANE_LANES]); W] {
     let n = blocks.layout.n as usize;
-    let (rows, _) = planes.as_chunks::<4>();
-    let octets = |h: usize| rows[2 * (c + h) * n..][..2 * n].split_at(n);
-    let (firsts, seconds) = (
-        core::array::from_fn(|h| octets(h).0),
-        core::array::from_fn(|h| octets(h).1),
-    );
+    let (firsts, seconds) = chunk_planes::<W>(planes, n, c);
     let x = core::array::from_fn(|h| plane_digits(&digits[h]));
     let found = plane_octets::<W, PER>(firsts, seconds, x, narrowed);
     let mut out = [([0; PLANE_LANES], [0; PLANE_LANES]); W];
@@ -655,6 +644,21 @@ fn rank_kept<const S: usize>(
         tied = _mm256_or_si256(tied, _mm256_and_si256(chosen, shared));
     }
     (found, tied)
+}
+
+/// The planes of the keys' first and second octets of the `W` plane chunks from `c` on, for
+/// radix `n`: `n` vectors each.
+type ChunkPlanes<'p, const W: usize> = ([&'p [[u64; 4]]; W], [&'p [[u64; 4]]; W]);
+
+/// [`ChunkPlanes`] from the planes of a step of radix `n`.
+#[inline(always)]
+fn chunk_planes<const W: usize>(planes: &[u64], n: usize, c: usize) -> ChunkPlanes<'_, W> {
+    let (rows, _) = planes.as_chunks::<4>();
+    let octets = |h: usize| rows[2 * (c + h) * n..][..2 * n].split_at(n);
+    (
+        core::array::from_fn(|h| octets(h).0),
+        core::array::from_fn(|h| octets(h).1),
+    )
 }
 
 /// Each lane's digit x, in plane order.

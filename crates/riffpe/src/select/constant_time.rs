@@ -128,9 +128,8 @@ impl Ranks {
 }
 
 /// One message's keys for constant-time π from the radix it searches from ([`Kept`]) to
-/// [`RANKED_RADIX`],
-/// their leading quarters kept as they arrive ([`Quarters::set_lead`]) and searched after the
-/// chain ([`Quarters::search_lead`]), all four only if the search must go on
+/// [`RANKED_RADIX`], their leading quarters kept as they arrive ([`Quarters::set_lead`]) and
+/// searched after the chain ([`Quarters::search_lead`]), all four only if the search must go on
 /// ([`Quarters::search`]): 16-bit quarters, sixteen keys to a pair of 128-bit vectors
 /// (`quarter_search`).
 #[derive(Clone)]

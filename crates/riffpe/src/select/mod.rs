@@ -187,16 +187,27 @@ pub(crate) fn mask(condition: bool) -> u64 {
 pub(crate) fn searched_radix() -> u32 {
     #[cfg(target_arch = "x86_64")]
     {
-        use core::arch::x86_64::__cpuid;
-        let vendor = __cpuid(0);
+        use core::sync::atomic::{AtomicU32, Ordering};
+        // CPUID traps to the hypervisor in a virtual machine: asked once per process.
+        static FOUND: AtomicU32 = AtomicU32::new(0);
+        let found = FOUND.load(Ordering::Relaxed);
+        if found != 0 {
+            return found;
+        }
+        let vendor = core::arch::x86_64::__cpuid(0);
         let amd = (vendor.ebx, vendor.edx, vendor.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
         // Family: the base field, plus the extended one where the base is 15.
-        let signature = __cpuid(1).eax;
+        let signature = core::arch::x86_64::__cpuid(1).eax;
         let family = (signature >> 8 & 0xf) + (signature >> 20 & 0xff);
-        if amd && (25..=26).contains(&family) {
-            return constant_time::SEARCHED_RADIX_ZEN;
-        }
+        let found = if amd && (25..=26).contains(&family) {
+            constant_time::SEARCHED_RADIX_ZEN
+        } else {
+            SEARCHED_RADIX
+        };
+        FOUND.store(found, Ordering::Relaxed);
+        found
     }
+    #[cfg(not(target_arch = "x86_64"))]
     SEARCHED_RADIX
 }
 

@@ -444,7 +444,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
     ///
     /// Inlined all the way into the backend's closure call: only there is the code compiled
     /// with the AES target features, so that AES rounds inline and a chain's state stays in a
-    /// register instead of a store-to-load round trip per block (3 ns of 11 on AES-NI).
+    /// register instead of a store-to-load round trip per block.
     #[inline(always)]
     fn step(
         &mut self,

@@ -182,8 +182,8 @@ pub(crate) fn mask(condition: bool) -> u64 {
 
 /// The radix from which constant-time π of one message searches for the key of rank x after
 /// its chain rather than ranking each key as it arrives: chosen once, when a cipher is built.
-/// Ranking on arrival hides behind the chain up to larger radices on AMD's Zen 3 to Zen 5
-/// cores (CPU families 25 and 26) than on the Intel Xeons measured (BENCHMARKS.md).
+/// Ranking on arrival hides behind the chain up to larger radices on AMD's Zen cores (CPU
+/// families 25 and 26) than on Intel's Xeons; BENCHMARKS.md has the figures.
 pub(crate) fn searched_radix() -> u32 {
     #[cfg(target_arch = "x86_64")]
     {

@@ -117,8 +117,8 @@ pub enum Selection {
     /// the key of rank x is found branch-free and its index picked with masks (encryption); the
     /// digit's key is fetched by a masked scan and ranked (decryption).
     /// Encrypting one message ranks the keys as their AES blocks arrive, four at a time (radices
-    /// below 48, or below 112 on AMD's Zen 3 to Zen 5, where ranking hides behind the chain up to
-    /// larger radices; 1.75 KiB of stack); from there on, where the n²/2 compares of ranking
+    /// below 48, or below 112 on AMD's Zen 3 to Zen 5, where ranking was measured to hide behind
+    /// the chain up to larger radices on Zen 3 and Zen 5; 1.75 KiB of stack); from there on, where the n²/2 compares of ranking
     /// outgrow the chain, the key of rank x is searched for after it, bit by bit: up to radix 256
     /// its leading 16-bit quarter, sixteen keys to a pair of 128-bit vectors (SSE2, NEON; 2 KiB of
     /// stack), then the at most five keys that share that quarter are gathered in a masked pass and

@@ -25,7 +25,8 @@ use super::KeyLayout;
 use super::avx512::Avx512;
 use super::group::{
     Blocks, CHUNK, Gathered, PLANE_GATHERED, PLANE_GATHERED_WIDE, PLANE_LANES, SMALL_RADIX, Work,
-    by_radix, counted_digits, found_digits, pick_exact, rank_digits, rank_exact, sort16,
+    by_radix, counted_digits, found_digits, pick_exact, plane_lane, rank_digits, rank_exact,
+    sort16,
 };
 
 /// `chunk_lines!(blocks, first, j, at)`: the 128 bytes from byte `at` of row `j`'s blocks of the
@@ -260,12 +261,6 @@ fn forward_octets(
         let found = search_octets(blocks, quads, first, digits);
         found_digits(blocks, first, found, quads.as_flattened_mut(), digits);
     }
-}
-
-/// Where byte `p` of a plane vector's lanes lies in its [`PLANE_LANES`] lanes: the order the
-/// unpacking of [`make_planes`] leaves them in (even lanes, then odd ones).
-const fn plane_lane(p: usize) -> usize {
-    if p < 16 { 2 * p } else { 2 * (p - 16) + 1 }
 }
 
 /// Writes the leading two octets (sign-flipped) of value `k`, which block row `row` starts,

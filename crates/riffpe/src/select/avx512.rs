@@ -1,14 +1,15 @@
 //! The group kernel's passes in AVX-512 intrinsics (with `avx2`, `sse2` and `neon`, the files of
 //! the crate with `unsafe`): π⁻¹, both directions up to radix 16 (32-bit keys sixteen lanes to a
-//! vector, [`select_narrow`]), constant-time π there and π⁻¹ (64-bit keys, eight lanes), and
-//! the ranking after constant-time π's search over planes.
+//! vector, [`select_narrow`]), constant-time π there and π⁻¹ (64-bit keys, eight lanes), the
+//! ranking after constant-time π's search over planes, and with VBMI the making of planes.
 
 use core::arch::x86_64::*;
 
 use super::KeyLayout;
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, Gathered, MARK_WORDS, Marks, PLANE_LANES, Passes, Picked,
-    SMALL_RADIX, Work, by_chunks, by_radix, counted_digits, found_digits, rank_digits, sort16,
+    SMALL_RADIX, Work, by_chunks, by_radix, counted_digits, found_digits, plane_lane, rank_digits,
+    sort16,
 };
 
 cpufeatures::new!(avx512_cpu, "avx512f", "avx512bw", "avx512vl");
@@ -66,6 +67,80 @@ impl Avx512 {
         // SAFETY: as for `forward`.
         unsafe { rank_planes::<S>(blocks, first, hits, lanes) }
     }
+}
+
+cpufeatures::new!(vbmi_cpu, "avx512f", "avx512bw", "avx512vbmi");
+
+/// Proof that this CPU has AVX-512 F, BW and VBMI (its byte permutes): only [`Vbmi::detect`]
+/// makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Vbmi(());
+
+impl Vbmi {
+    pub(super) fn detect() -> Option<Vbmi> {
+        vbmi_cpu::get().then_some(Vbmi(()))
+    }
+
+    /// [`make_planes`] of value `k`, which block row `row` starts.
+    #[inline(always)]
+    pub(super) fn make_planes(self, row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
+        // SAFETY: `self` exists only where the CPU has the features `make_planes` is built with.
+        unsafe { make_planes(row, k, n, planes) }
+    }
+}
+
+/// AVX2's `make_planes` by byte permutes: the same planes (octets 0 and 1, top bit flipped, of
+/// value `k`, which block row `row` starts, [`PLANE_LANES`] lanes a vector in [`plane_lane`]
+/// order) from fewer instructions. Each 32 lanes' two octets are picked from pairs of vectors
+/// (eight blocks), the pairs' picks blended into one vector, and that put in plane order.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn make_planes(row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
+    // Octets 0 and 1 of the eight blocks of two vectors, block by block, in every 128-bit lane;
+    // then octet 0 of the lanes in plane order and octet 1, from the picks of pair t in lane t.
+    const PAIRS: [u8; 64] = table(false);
+    const OCTETS: [u8; 64] = table(true);
+    let (pairs, octets) = (load_bytes(&PAIRS), load_bytes(&OCTETS));
+    let sign = _mm512_set1_epi8(i8::MIN);
+    let (rows, _) = planes.as_chunks_mut::<4>();
+    let (chunks, _) = row.as_chunks::<PLANE_LANES>();
+    for (c, blocks) in chunks.iter().enumerate() {
+        let (vectors, _) = blocks.as_flattened().as_chunks::<64>();
+        let picks: [__m512i; 4] = core::array::from_fn(|t| {
+            let (one, two) = (load_bytes(&vectors[2 * t]), load_bytes(&vectors[2 * t + 1]));
+            _mm512_permutex2var_epi8(one, pairs, two)
+        });
+        let low = _mm512_mask_blend_epi64(0x0c, picks[0], picks[1]);
+        let high = _mm512_mask_blend_epi64(0xc0, picks[2], picks[3]);
+        let quarters = _mm512_mask_blend_epi64(0xf0, low, high);
+        let both = _mm512_xor_si512(_mm512_permutexvar_epi8(octets, quarters), sign);
+        for (o, octet) in [
+            _mm512_castsi512_si256(both),
+            _mm512_extracti64x4_epi64::<1>(both),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            // SAFETY: a row of planes is 32 writable bytes; the store is unaligned.
+            unsafe { _mm256_storeu_si256(rows[(2 * c + o) * n + k].as_mut_ptr().cast(), octet) }
+        }
+    }
+}
+
+/// The indices of [`make_planes`]' permutes: picking pairs, else putting them in plane order.
+const fn table(octets: bool) -> [u8; 64] {
+    let mut table = [0; 64];
+    let mut i = 0;
+    while i < 64 {
+        let index = if octets {
+            let lane = plane_lane(i % PLANE_LANES);
+            16 * (lane / 8) + 2 * (lane % 8) + i / PLANE_LANES
+        } else {
+            16 * (i % 16 / 2) + i % 2
+        };
+        table[i] = index as u8;
+        i += 1;
+    }
+    table
 }
 
 /// AVX2's `rank_planes` eight lanes to a vector instead of four: for the [`PLANE_LANES`] lanes

@@ -63,6 +63,12 @@ pub(super) const SMALL_BUCKET: usize = 16;
 /// Lanes whose leading octets lie side by side in [`Planes`]: one byte a lane of an AVX2 vector.
 pub(crate) const PLANE_LANES: usize = 32;
 
+/// Where byte `p` of a plane vector lies in its [`PLANE_LANES`] lanes: the order AVX2's
+/// unpacking leaves them in (even lanes, then odd ones), which every maker of [`Planes`] keeps.
+pub(super) const fn plane_lane(p: usize) -> usize {
+    if p < 16 { 2 * p } else { 2 * (p - 16) + 1 }
+}
+
 /// Keys of a lane that the constant-time search over [`Planes`] gathers up to radix 64: those
 /// that share the two octets it found. More of a lane's keys share two octets with probability
 /// below C(n, 5)·2^-64 per step (2^-41 at radix 64).
@@ -281,21 +287,48 @@ pub(crate) fn make_row_keys(layout: &KeyLayout, j: usize, row: &[[u8; 16]], keys
     }
 }
 
-/// The instruction set that makes [`Planes`]: AVX2's, where it exists.
+/// The instruction set that makes [`Planes`]: AVX-512 VBMI's byte permutes where the CPU has
+/// them, else AVX2's shuffles.
 #[cfg(target_arch = "x86_64")]
-type PlaneIsa = super::avx2::Avx2;
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum PlaneIsa {
+    Vbmi(super::avx512::Vbmi),
+    Avx2(super::avx2::Avx2),
+}
 #[cfg(not(target_arch = "x86_64"))]
 type PlaneIsa = core::convert::Infallible;
 
 /// Proof that a step's passes search the keys' two leading octets laid out as planes,
 /// which the AES loop makes from the blocks it writes (`Kernel::planes`): octet `o` of value
-/// `k` of the lanes from `32c` on, [`PLANE_LANES`] to a vector, at vector `(2c + o)·n + k`.
-/// A lane's byte there is an eighth of the key [`make_row_keys`] writes, so the planes of 64
-/// lanes stay in L1 where their keys would not.
-#[derive(Clone, Copy)]
+/// `k` of the lanes from `32c` on, [`PLANE_LANES`] to a vector, at vector `(2c + o)·n + k`,
+/// lane `32c + plane_lane(p)` at byte `p`. A lane's byte there is an eighth of the key
+/// [`make_row_keys`] writes, so the planes of 64 lanes stay in L1 where their keys would not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Planes(pub(super) PlaneIsa);
 
 impl Planes {
+    /// What makes the planes that AVX2's passes read, on a CPU with AVX2: VBMI where it has
+    /// that too.
+    #[cfg(target_arch = "x86_64")]
+    pub(super) fn detect(avx2: super::avx2::Avx2) -> Planes {
+        match super::avx512::Vbmi::detect() {
+            Some(vbmi) => Planes(PlaneIsa::Vbmi(vbmi)),
+            None => Planes(PlaneIsa::Avx2(avx2)),
+        }
+    }
+
+    /// Every maker of planes this CPU runs, widest first (the tests check they agree).
+    #[cfg(test)]
+    pub(super) fn available() -> [Option<Planes>; 2] {
+        #[cfg(target_arch = "x86_64")]
+        return [
+            super::avx512::Vbmi::detect().map(|vbmi| Planes(PlaneIsa::Vbmi(vbmi))),
+            super::avx2::Avx2::detect().map(|avx2| Planes(PlaneIsa::Avx2(avx2))),
+        ];
+        #[cfg(not(target_arch = "x86_64"))]
+        [None, None]
+    }
+
     /// Words of the planes of radix `n` and `lanes` lanes.
     pub(crate) fn words(n: u32, lanes: usize) -> usize {
         2 * n as usize * lanes / 8
@@ -307,11 +340,14 @@ impl Planes {
     pub(crate) fn make(self, layout: &KeyLayout, j: usize, row: &[[u8; 16]], planes: &mut [u64]) {
         let blocks_per_value = layout.bytes_per_value() / 16;
         if j.is_multiple_of(blocks_per_value) {
+            let (k, n) = (j / blocks_per_value, layout.n as usize);
             #[cfg(target_arch = "x86_64")]
-            self.0
-                .make_planes(row, j / blocks_per_value, layout.n as usize, planes);
+            match self.0 {
+                PlaneIsa::Vbmi(vbmi) => vbmi.make_planes(row, k, n, planes),
+                PlaneIsa::Avx2(avx2) => avx2.make_planes(row, k, n, planes),
+            }
             #[cfg(not(target_arch = "x86_64"))]
-            match (self.0, row, planes) {}
+            match (self.0, row, planes, k, n) {}
         }
     }
 }

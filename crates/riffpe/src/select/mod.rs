@@ -29,8 +29,8 @@
 //! (`group::made_in_loop`), if the scratch has room for them (`Fpe::lockstep_scratch_size`).
 //! Above radix 16, with 32 or 64 lanes, AVX2's fast passes both ways (π⁻¹ too where AVX-512
 //! runs) and constant-time π read only the keys' two leading octets instead, which the AES loop
-//! lays out one byte a lane (`group::Planes`): an eighth of the keys' bytes, searched 32 lanes
-//! to a compare. Constant-time π then reads the leading words of the few keys of each lane that
+//! lays out one byte a lane (`group::Planes`, by AVX-512 VBMI's byte permutes where the CPU has
+//! them, else AVX2's shuffles): an eighth of the keys' bytes, searched 32 lanes to a compare. Constant-time π then reads the leading words of the few keys of each lane that
 //! share the two octets it found, in a pass over every value, and ranks them against each other
 //! (with AVX-512, eight lanes to a vector).
 //!
@@ -255,16 +255,15 @@ impl Kernel {
             && n <= group::MAX_RADIX
             && lanes.is_multiple_of(group::PLANE_LANES);
         match self {
-            #[cfg(target_arch = "x86_64")]
             Kernel::Group(Group {
-                forward: GroupIsa::Avx2(avx2),
+                planes: Some(planes),
                 ..
-            }) if fits => Some(group::Planes(avx2)),
+            }) if fits => Some(planes),
             #[cfg(target_arch = "x86_64")]
-            Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(avx2, _)))
+            Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(_, _, planes)))
                 if fits && forward =>
             {
-                Some(group::Planes(avx2))
+                Some(planes)
             }
             _ => {
                 let _ = (fits, forward);
@@ -322,6 +321,16 @@ impl GroupIsa {
         }
     }
 
+    /// What makes the planes these passes read for π, if they read any (AVX2's).
+    fn planes(self) -> Option<group::Planes> {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            GroupIsa::Avx512(_) => None,
+            #[cfg(target_arch = "x86_64")]
+            GroupIsa::Avx2(avx2) => Some(group::Planes::detect(avx2)),
+        }
+    }
+
     /// Every instruction set of the group kernel this CPU runs, widest first.
     fn available() -> [Option<GroupIsa>; 2] {
         #[cfg(target_arch = "x86_64")]
@@ -343,6 +352,8 @@ pub(crate) struct Group {
     /// 32-bit keys, whatever the cipher's largest radix, so the widest vectors.
     small: GroupIsa,
     inverse: GroupIsa,
+    /// What lays out the keys' two leading octets as planes, where π runs AVX2's passes.
+    planes: Option<group::Planes>,
 }
 
 impl Group {
@@ -354,10 +365,12 @@ impl Group {
     fn detect(max_radix: u32) -> Option<Group> {
         let [avx512, avx2] = GroupIsa::available();
         let reaches = |isa: &GroupIsa| max_radix <= isa.max_radix();
+        let forward = [avx2, avx512].into_iter().flatten().find(reaches)?;
         Some(Group {
-            forward: [avx2, avx512].into_iter().flatten().find(reaches)?,
+            forward,
             small: avx512.or(avx2)?,
             inverse: [avx512, avx2].into_iter().flatten().find(reaches)?,
+            planes: forward.planes(),
         })
     }
 
@@ -387,6 +400,7 @@ impl Group {
                 forward: isa,
                 small: isa,
                 inverse: isa,
+                planes: isa.planes(),
             })
         })
     }
@@ -440,9 +454,10 @@ impl Group {
 /// The instruction sets the constant-time group passes are written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ConstantTimeIsa {
-    /// With AVX-512 as well where the CPU has it, for the ranking after a search of planes.
+    /// With AVX-512 as well where the CPU has it, for the ranking after a search of planes,
+    /// and what makes the planes.
     #[cfg(target_arch = "x86_64")]
-    Avx2(avx2::Avx2, Option<avx512::Avx512>),
+    Avx2(avx2::Avx2, Option<avx512::Avx512>, group::Planes),
     /// x86-64 without AVX2: 128-bit vectors (`quarter_search`).
     #[cfg(target_arch = "x86_64")]
     Sse2,
@@ -466,7 +481,12 @@ impl ConstantTimeGroup {
         #[cfg(target_arch = "x86_64")]
         return {
             let avx2 = avx2::Avx2::detect();
-            let with = |wide| avx2.map(|isa| ConstantTimeGroup(ConstantTimeIsa::Avx2(isa, wide)));
+            let with = |wide| {
+                avx2.map(|isa| {
+                    let planes = group::Planes::detect(isa);
+                    ConstantTimeGroup(ConstantTimeIsa::Avx2(isa, wide, planes))
+                })
+            };
             [
                 avx512::Avx512::detect().and_then(|wide| with(Some(wide))),
                 with(None),
@@ -492,7 +512,7 @@ impl ConstantTimeGroup {
     ) -> ([u64; group::CHUNK], u32) {
         match self.0 {
             #[cfg(target_arch = "x86_64")]
-            ConstantTimeIsa::Avx2(isa, _) => isa.search_constant_time(blocks, work, first, digits),
+            ConstantTimeIsa::Avx2(isa, ..) => isa.search_constant_time(blocks, work, first, digits),
             #[cfg(target_arch = "x86_64")]
             ConstantTimeIsa::Sse2 => {
                 quarter_search::search_chunk::<sse2::Sse2>(blocks, work.pairs(), first, digits)
@@ -522,7 +542,7 @@ impl ConstantTimeGroup {
         let _ = (blocks, work, digits, forward);
         match self.0 {
             #[cfg(target_arch = "x86_64")]
-            ConstantTimeIsa::Avx2(isa, wide) => {
+            ConstantTimeIsa::Avx2(isa, wide, _) => {
                 isa.select_constant_time(blocks, work, digits, forward, wide)
             }
             #[cfg(target_arch = "x86_64")]

@@ -289,7 +289,7 @@ mod group {
     /// What makes [`Planes`] on this CPU, if it has AVX2.
     fn plane_isa() -> Option<Planes> {
         #[cfg(target_arch = "x86_64")]
-        return crate::select::avx2::Avx2::detect().map(Planes);
+        return crate::select::avx2::Avx2::detect().map(Planes::detect);
         #[cfg(not(target_arch = "x86_64"))]
         None
     }
@@ -440,7 +440,12 @@ mod group {
 
     /// Keystream bytes from a fixed xorshift, for cases that need keys all different.
     fn noise(len: usize) -> Vec<u8> {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        noise_from(0x9e37_79b9_7f4a_7c15, len)
+    }
+
+    /// Keystream bytes from a xorshift started at `seed` (its top bit set, so never zero).
+    fn noise_from(seed: u64, len: usize) -> Vec<u8> {
+        let mut state = seed | 1 << 63;
         (0..len)
             .map(|_| {
                 state ^= state << 13;
@@ -654,7 +659,7 @@ mod group {
             .take((*n * *b).div_ceil(16))
             .enumerate()
         {
-            Planes(avx2).make(&layout, j, row, &mut octets);
+            Planes::detect(avx2).make(&layout, j, row, &mut octets);
         }
         let blocks = Blocks::new(bytes, *lanes, layout).with_planes(&octets);
         let mut keys = std::vec![0u64; Work::words(*n as u32)];
@@ -795,11 +800,12 @@ mod group {
 
     #[test]
     fn forward_runs_avx2_above_radix_16_and_the_rest_the_widest_vectors() {
-        let group = |forward, small, inverse| {
+        let group = |forward: GroupIsa, small, inverse| {
             Some(Group {
                 forward,
                 small,
                 inverse,
+                planes: forward.planes(),
             })
         };
         match GroupIsa::available() {
@@ -816,6 +822,39 @@ mod group {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn every_maker_of_planes_lays_them_out_as_documented(
+            (lanes, n, b) in (
+                prop_oneof![Just(PLANE_LANES), Just(MAX_LANES)],
+                SMALL_RADIX + 1..=MAX_RADIX as usize,
+                prop_oneof![Just(16usize), Just(32)],
+            ),
+            seed in any::<u64>(),
+        ) {
+            // Octet o of value k of lane 32c + plane_lane(p), top bit flipped, at byte p of
+            // vector (2c + o)·n + k.
+            let layout = KeyLayout::new(n as u32, b);
+            let bytes = noise_from(seed, (n * b).div_ceil(16) * lanes * 16);
+            let (rows, _) = bytes.as_chunks::<16>();
+            for planes in Planes::available().into_iter().flatten() {
+                let mut octets = std::vec![0u64; Planes::words(n as u32, lanes)];
+                for (j, row) in rows.chunks_exact(lanes).enumerate() {
+                    planes.make(&layout, j, row, &mut octets);
+                }
+                let (vectors, _) = octets.as_chunks::<4>();
+                for (c, o, k, p) in (0..lanes / PLANE_LANES).flat_map(|c| {
+                    (0..2).flat_map(move |o| {
+                        (0..n).flat_map(move |k| (0..PLANE_LANES).map(move |p| (c, o, k, p)))
+                    })
+                }) {
+                    let lane = c * PLANE_LANES + plane_lane(p);
+                    let expected = rows[k * b / 16 * lanes + lane][o] ^ 0x80;
+                    let made = (vectors[(2 * c + o) * n + k][p / 8] >> (8 * (p % 8))) as u8;
+                    prop_assert_eq!(made, expected, "{:?}: lane {}, octet {}, value {}", planes, lane, o, k);
+                }
+            }
+        }
 
         #[test]
         fn every_path_matches_a_plain_sort(case in group()) {

@@ -529,14 +529,15 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                 false => None,
             }
             .filter(|_| room(Planes::words(n, lanes)));
-            let made = whole
-                && planes.is_none()
-                && self.layout.kernel.reads_made_keys(forward)
-                && room(n as usize * lanes);
+            let made = match whole && planes.is_none() {
+                true => self.layout.kernel.made_keys(forward),
+                false => None,
+            }
+            .filter(|_| room(n as usize * lanes));
             let (made_keys, work_keys) = self.keys.split_at_mut(match (made, planes) {
-                (true, _) => n as usize * lanes,
-                (false, Some(_)) => Planes::words(n, lanes),
-                (false, None) => 0,
+                (Some(_), _) => n as usize * lanes,
+                (None, Some(_)) => Planes::words(n, lanes),
+                (None, None) => 0,
             });
             if lanes == B::ParBlocksSize::USIZE && planes.is_none() && lanes <= REGISTER_LANES {
                 // A fresh local, used only whole, stays in registers from row to row, so no
@@ -545,9 +546,9 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                 for (j, row) in rows.chunks_exact_mut(lanes).take(blocks).enumerate() {
                     self.backend.encrypt_par_blocks_inplace(&mut chains);
                     row.copy_from_slice(&chains);
-                    if made {
+                    if let Some(made) = made {
                         let (blocks, _) = chains.as_flattened().as_chunks::<16>();
-                        group::make_row_keys(&keyed, j, blocks, made_keys);
+                        made.make(&keyed, j, blocks, made_keys);
                     }
                 }
             } else {
@@ -561,8 +562,8 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                     let (row_blocks, _) = Array::slice_as_flattened(previous).as_chunks::<16>();
                     if let Some(planes) = planes {
                         planes.make(&keyed, j, row_blocks, made_keys);
-                    } else if made {
-                        group::make_row_keys(&keyed, j, row_blocks, made_keys);
+                    } else if let Some(made) = made {
+                        made.make(&keyed, j, row_blocks, made_keys);
                     }
                     if j + 1 < blocks {
                         let (row, after) = rest.split_at_mut(lanes);
@@ -573,9 +574,9 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             }
             let blocks = Blocks::new(&self.keystream[..(blocks + 1) * row_bytes], lanes, keyed);
             let blocks = match (made, planes) {
-                (true, _) => blocks.with_keys(made_keys),
-                (false, Some(_)) => blocks.with_planes(made_keys),
-                (false, None) => blocks,
+                (Some(_), _) => blocks.with_keys(made_keys),
+                (None, Some(_)) => blocks.with_planes(made_keys),
+                (None, None) => blocks,
             };
             let work = Work::new(work_keys, n);
             let mut column = [0u32; group::MAX_LANES];

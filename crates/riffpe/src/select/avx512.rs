@@ -81,6 +81,20 @@ impl Vbmi {
         vbmi_cpu::get().then_some(Vbmi(()))
     }
 
+    /// [`make_row_keys`] of value `k`, which block row `row` (a multiple of [`CHUNK`] lanes)
+    /// starts.
+    #[inline(always)]
+    pub(super) fn make_row_keys(
+        self,
+        layout: &KeyLayout,
+        k: usize,
+        row: &[[u8; 16]],
+        keys: &mut [u64],
+    ) {
+        // SAFETY: as for `make_planes`.
+        unsafe { make_row_keys(layout, k, row, keys) }
+    }
+
     /// [`make_planes`] of value `k`, which block row `row` starts.
     #[inline(always)]
     pub(super) fn make_planes(self, row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
@@ -123,6 +137,34 @@ fn make_planes(row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
             // SAFETY: a row of planes is 32 writable bytes; the store is unaligned.
             unsafe { _mm256_storeu_si256(rows[(2 * c + o) * n + k].as_mut_ptr().cast(), octet) }
         }
+    }
+}
+
+/// The portable `make_row_keys` of value `k`, which block row `row` (a multiple of [`CHUNK`]
+/// lanes) starts, by byte permutes: each key's leading eight bytes, big-endian, picked from
+/// two vectors (eight blocks), then its index put in their last bits.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn make_row_keys(layout: &KeyLayout, k: usize, row: &[[u8; 16]], keys: &mut [u64]) {
+    // Word l: bytes 7, 6, …, 0 of block l.
+    const LEADS: [u8; 64] = {
+        let mut table = [0; 64];
+        let mut i = 0;
+        while i < 64 {
+            table[i] = (16 * (i / 8) + 7 - i % 8) as u8;
+            i += 1;
+        }
+        table
+    };
+    let leads = load_bytes(&LEADS);
+    let value = _mm512_set1_epi64(layout.value_mask() as i64);
+    let index = _mm512_set1_epi64(k as i64);
+    let (rows, _) = keys[k * row.len()..][..row.len()].as_chunks_mut::<CHUNK>();
+    let (chunks, _) = row.as_chunks::<CHUNK>();
+    for (keys, blocks) in rows.iter_mut().zip(chunks) {
+        let (vectors, _) = blocks.as_flattened().as_chunks::<64>();
+        let (one, two) = (load_bytes(&vectors[0]), load_bytes(&vectors[1]));
+        let lead = _mm512_permutex2var_epi8(one, leads, two);
+        store(keys, _mm512_or_si512(_mm512_and_si512(lead, value), index));
     }
 }
 

@@ -274,61 +274,87 @@ pub(crate) fn made_in_loop(layout: &KeyLayout) -> bool {
 }
 
 /// Makes the keys of the values that block row `j` (one block a lane, in `row`) starts, into
-/// `keys` laid out as [`Blocks::with_keys`] reads them; for steps [`made_in_loop`]. Inlined into
-/// the AES loop, where the blocks are still in registers.
+/// `keys` laid out as [`Blocks::with_keys`] reads them; for steps [`made_in_loop`]. Portable:
+/// the reference of [`MadeKeys`]' makers, and what it runs without VBMI.
 #[inline(always)]
 pub(crate) fn make_row_keys(layout: &KeyLayout, j: usize, row: &[[u8; 16]], keys: &mut [u64]) {
-    let blocks_per_value = layout.bytes_per_value() / 16;
-    if j.is_multiple_of(blocks_per_value) {
-        let k = j / blocks_per_value;
+    if let Some(k) = value_started(layout, j) {
         for (key, block) in keys[k * row.len()..][..row.len()].iter_mut().zip(row) {
             *key = layout.key_from_lead(halves(block).0, k);
         }
     }
 }
 
-/// The instruction set that makes [`Planes`]: AVX-512 VBMI's byte permutes where the CPU has
-/// them, else AVX2's shuffles.
+/// The value that block row `j` starts, if one does.
+#[inline(always)]
+fn value_started(layout: &KeyLayout, j: usize) -> Option<usize> {
+    let blocks_per_value = layout.bytes_per_value() / 16;
+    j.is_multiple_of(blocks_per_value)
+        .then_some(j / blocks_per_value)
+}
+
+/// The instruction set that makes what the AES loop lays out besides the keystream
+/// ([`Planes`], [`MadeKeys`]): AVX-512 VBMI's byte permutes where the CPU has them, else AVX2's
+/// shuffles (the compiler's code for keys).
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum PlaneIsa {
+pub(super) enum LoopIsa {
     Vbmi(super::avx512::Vbmi),
     Avx2(super::avx2::Avx2),
 }
 #[cfg(not(target_arch = "x86_64"))]
-type PlaneIsa = core::convert::Infallible;
+pub(super) type LoopIsa = core::convert::Infallible;
 
-/// Proof that a step's passes search the keys' two leading octets laid out as planes,
-/// which the AES loop makes from the blocks it writes (`Kernel::planes`): octet `o` of value
-/// `k` of the lanes from `32c` on, [`PLANE_LANES`] to a vector, at vector `(2c + o)·n + k`,
-/// lane `32c + plane_lane(p)` at byte `p`. A lane's byte there is an eighth of the key
-/// [`make_row_keys`] writes, so the planes of 64 lanes stay in L1 where their keys would not.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Planes(pub(super) PlaneIsa);
-
-impl Planes {
-    /// What makes the planes that AVX2's passes read, on a CPU with AVX2: VBMI where it has
-    /// that too.
-    #[cfg(target_arch = "x86_64")]
-    pub(super) fn detect(avx2: super::avx2::Avx2) -> Planes {
+#[cfg(target_arch = "x86_64")]
+impl LoopIsa {
+    /// On a CPU with AVX2: VBMI where it has that too.
+    pub(super) fn detect(avx2: super::avx2::Avx2) -> LoopIsa {
         match super::avx512::Vbmi::detect() {
-            Some(vbmi) => Planes(PlaneIsa::Vbmi(vbmi)),
-            None => Planes(PlaneIsa::Avx2(avx2)),
+            Some(vbmi) => LoopIsa::Vbmi(vbmi),
+            None => LoopIsa::Avx2(avx2),
         }
     }
 
-    /// Every maker of planes this CPU runs, widest first (the tests check they agree).
+    /// Every one this CPU runs, widest first (the tests check they agree).
     #[cfg(test)]
-    pub(super) fn available() -> [Option<Planes>; 2] {
-        #[cfg(target_arch = "x86_64")]
-        return [
-            super::avx512::Vbmi::detect().map(|vbmi| Planes(PlaneIsa::Vbmi(vbmi))),
-            super::avx2::Avx2::detect().map(|avx2| Planes(PlaneIsa::Avx2(avx2))),
-        ];
-        #[cfg(not(target_arch = "x86_64"))]
-        [None, None]
+    pub(super) fn available() -> [Option<LoopIsa>; 2] {
+        [
+            super::avx512::Vbmi::detect().map(LoopIsa::Vbmi),
+            super::avx2::Avx2::detect().map(LoopIsa::Avx2),
+        ]
     }
+}
 
+/// Proof that a step's passes read every value's key made by the AES loop from the blocks it
+/// writes (`Kernel::made_keys`), laid out as [`Blocks::with_keys`] reads them, and what makes
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MadeKeys(pub(super) LoopIsa);
+
+impl MadeKeys {
+    /// [`make_row_keys`], eight lanes to a byte permute with VBMI; for steps [`made_in_loop`].
+    #[inline(always)]
+    pub(crate) fn make(self, layout: &KeyLayout, j: usize, row: &[[u8; 16]], keys: &mut [u64]) {
+        #[cfg(target_arch = "x86_64")]
+        if let (LoopIsa::Vbmi(vbmi), Some(k)) = (self.0, value_started(layout, j))
+            && row.len().is_multiple_of(CHUNK)
+        {
+            return vbmi.make_row_keys(layout, k, row, keys);
+        }
+        make_row_keys(layout, j, row, keys);
+    }
+}
+
+/// Proof that a step's passes search the keys' two leading octets laid out as planes,
+/// which the AES loop makes from the blocks it writes (`Kernel::planes`): octet `o` (top bit
+/// flipped) of value `k` of the lanes from `32c` on, [`PLANE_LANES`] to a vector, at vector
+/// `(2c + o)·n + k`, lane `32c + plane_lane(p)` at byte `p`. A lane's byte there is an eighth
+/// of the key [`make_row_keys`] writes, so the planes of 64 lanes stay in L1 where their keys
+/// would not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Planes(pub(super) LoopIsa);
+
+impl Planes {
     /// Words of the planes of radix `n` and `lanes` lanes.
     pub(crate) fn words(n: u32, lanes: usize) -> usize {
         2 * n as usize * lanes / 8
@@ -338,13 +364,12 @@ impl Planes {
     /// multiple of [`PLANE_LANES`]) starts, if one does; for steps [`made_in_loop`].
     #[inline(always)]
     pub(crate) fn make(self, layout: &KeyLayout, j: usize, row: &[[u8; 16]], planes: &mut [u64]) {
-        let blocks_per_value = layout.bytes_per_value() / 16;
-        if j.is_multiple_of(blocks_per_value) {
-            let (k, n) = (j / blocks_per_value, layout.n as usize);
+        if let Some(k) = value_started(layout, j) {
+            let n = layout.n as usize;
             #[cfg(target_arch = "x86_64")]
             match self.0 {
-                PlaneIsa::Vbmi(vbmi) => vbmi.make_planes(row, k, n, planes),
-                PlaneIsa::Avx2(avx2) => avx2.make_planes(row, k, n, planes),
+                LoopIsa::Vbmi(vbmi) => vbmi.make_planes(row, k, n, planes),
+                LoopIsa::Avx2(avx2) => avx2.make_planes(row, k, n, planes),
             }
             #[cfg(not(target_arch = "x86_64"))]
             match (self.0, row, planes, k, n) {}

@@ -255,15 +255,17 @@ impl Kernel {
             && n <= group::MAX_RADIX
             && lanes.is_multiple_of(group::PLANE_LANES);
         match self {
-            Kernel::Group(Group {
-                planes: Some(planes),
-                ..
-            }) if fits => Some(planes),
             #[cfg(target_arch = "x86_64")]
-            Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(_, _, planes)))
+            Kernel::Group(Group {
+                forward: GroupIsa::Avx2(_),
+                made_by: Some(isa),
+                ..
+            }) if fits => Some(group::Planes(isa)),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(_, _, isa)))
                 if fits && forward =>
             {
-                Some(planes)
+                Some(group::Planes(isa))
             }
             _ => {
                 let _ = (fits, forward);
@@ -278,7 +280,7 @@ impl Kernel {
     /// they are made, as its sorting up to radix 16 does). The 128-bit passes build their rows
     /// from the keystream.
     #[inline]
-    pub(crate) fn reads_made_keys(self, forward: bool) -> bool {
+    pub(crate) fn made_keys(self, forward: bool) -> Option<group::MadeKeys> {
         match self {
             #[cfg(target_arch = "x86_64")]
             Kernel::Group(group) => {
@@ -287,13 +289,18 @@ impl Kernel {
                 } else {
                     group.inverse
                 };
-                matches!(isa, GroupIsa::Avx2(_))
+                match (isa, group.made_by) {
+                    (GroupIsa::Avx2(_), Some(made_by)) => Some(group::MadeKeys(made_by)),
+                    _ => None,
+                }
             }
             #[cfg(target_arch = "x86_64")]
-            Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(..))) => true,
+            Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(_, _, isa))) => {
+                Some(group::MadeKeys(isa))
+            }
             _ => {
                 let _ = forward;
-                false
+                None
             }
         }
     }
@@ -321,14 +328,13 @@ impl GroupIsa {
         }
     }
 
-    /// What makes the planes these passes read for π, if they read any (AVX2's).
-    fn planes(self) -> Option<group::Planes> {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            GroupIsa::Avx512(_) => None,
-            #[cfg(target_arch = "x86_64")]
-            GroupIsa::Avx2(avx2) => Some(group::Planes::detect(avx2)),
-        }
+    /// What makes the planes and keys the AES loop lays out for AVX2's passes on this CPU, if
+    /// it has AVX2.
+    fn made_by() -> Option<group::LoopIsa> {
+        #[cfg(target_arch = "x86_64")]
+        return avx2::Avx2::detect().map(group::LoopIsa::detect);
+        #[cfg(not(target_arch = "x86_64"))]
+        None
     }
 
     /// Every instruction set of the group kernel this CPU runs, widest first.
@@ -352,8 +358,9 @@ pub(crate) struct Group {
     /// 32-bit keys, whatever the cipher's largest radix, so the widest vectors.
     small: GroupIsa,
     inverse: GroupIsa,
-    /// What lays out the keys' two leading octets as planes, where π runs AVX2's passes.
-    planes: Option<group::Planes>,
+    /// What makes the planes and keys the AES loop lays out for AVX2's passes, where the CPU
+    /// has AVX2.
+    made_by: Option<group::LoopIsa>,
 }
 
 impl Group {
@@ -370,7 +377,7 @@ impl Group {
             forward,
             small: avx512.or(avx2)?,
             inverse: [avx512, avx2].into_iter().flatten().find(reaches)?,
-            planes: forward.planes(),
+            made_by: GroupIsa::made_by(),
         })
     }
 
@@ -400,7 +407,7 @@ impl Group {
                 forward: isa,
                 small: isa,
                 inverse: isa,
-                planes: isa.planes(),
+                made_by: GroupIsa::made_by(),
             })
         })
     }
@@ -455,9 +462,9 @@ impl Group {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ConstantTimeIsa {
     /// With AVX-512 as well where the CPU has it, for the ranking after a search of planes,
-    /// and what makes the planes.
+    /// and what makes the planes and keys the AES loop lays out.
     #[cfg(target_arch = "x86_64")]
-    Avx2(avx2::Avx2, Option<avx512::Avx512>, group::Planes),
+    Avx2(avx2::Avx2, Option<avx512::Avx512>, group::LoopIsa),
     /// x86-64 without AVX2: 128-bit vectors (`quarter_search`).
     #[cfg(target_arch = "x86_64")]
     Sse2,
@@ -483,8 +490,8 @@ impl ConstantTimeGroup {
             let avx2 = avx2::Avx2::detect();
             let with = |wide| {
                 avx2.map(|isa| {
-                    let planes = group::Planes::detect(isa);
-                    ConstantTimeGroup(ConstantTimeIsa::Avx2(isa, wide, planes))
+                    let made_by = group::LoopIsa::detect(isa);
+                    ConstantTimeGroup(ConstantTimeIsa::Avx2(isa, wide, made_by))
                 })
             };
             [

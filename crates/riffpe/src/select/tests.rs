@@ -289,7 +289,7 @@ mod group {
     /// What makes [`Planes`] on this CPU, if it has AVX2.
     fn plane_isa() -> Option<Planes> {
         #[cfg(target_arch = "x86_64")]
-        return crate::select::avx2::Avx2::detect().map(Planes::detect);
+        return crate::select::avx2::Avx2::detect().map(|avx2| Planes(LoopIsa::detect(avx2)));
         #[cfg(not(target_arch = "x86_64"))]
         None
     }
@@ -659,7 +659,7 @@ mod group {
             .take((*n * *b).div_ceil(16))
             .enumerate()
         {
-            Planes::detect(avx2).make(&layout, j, row, &mut octets);
+            Planes(LoopIsa::detect(avx2)).make(&layout, j, row, &mut octets);
         }
         let blocks = Blocks::new(bytes, *lanes, layout).with_planes(&octets);
         let mut keys = std::vec![0u64; Work::words(*n as u32)];
@@ -800,12 +800,12 @@ mod group {
 
     #[test]
     fn forward_runs_avx2_above_radix_16_and_the_rest_the_widest_vectors() {
-        let group = |forward: GroupIsa, small, inverse| {
+        let group = |forward, small, inverse| {
             Some(Group {
                 forward,
                 small,
                 inverse,
-                planes: forward.planes(),
+                made_by: GroupIsa::made_by(),
             })
         };
         match GroupIsa::available() {
@@ -824,24 +824,34 @@ mod group {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
         #[test]
-        fn every_maker_of_planes_lays_them_out_as_documented(
+        fn every_loop_maker_lays_out_planes_and_keys_as_documented(
             (lanes, n, b) in (
-                prop_oneof![Just(PLANE_LANES), Just(MAX_LANES)],
+                prop_oneof![Just(PLANE_LANES), Just(MAX_LANES), 1usize..=20],
                 SMALL_RADIX + 1..=MAX_RADIX as usize,
                 prop_oneof![Just(16usize), Just(32)],
             ),
             seed in any::<u64>(),
         ) {
-            // Octet o of value k of lane 32c + plane_lane(p), top bit flipped, at byte p of
-            // vector (2c + o)·n + k.
+            // Planes: octet o of value k of lane 32c + plane_lane(p), top bit flipped, at byte
+            // p of vector (2c + o)·n + k. Keys: the portable ones.
             let layout = KeyLayout::new(n as u32, b);
             let bytes = noise_from(seed, (n * b).div_ceil(16) * lanes * 16);
             let (rows, _) = bytes.as_chunks::<16>();
-            for planes in Planes::available().into_iter().flatten() {
+            let mut portable = std::vec![0u64; n * lanes];
+            for (j, row) in rows.chunks_exact(lanes).enumerate() {
+                make_row_keys(&layout, j, row, &mut portable);
+            }
+            #[cfg(target_arch = "x86_64")]
+            for isa in LoopIsa::available().into_iter().flatten() {
+                let mut keys = std::vec![0u64; n * lanes];
                 let mut octets = std::vec![0u64; Planes::words(n as u32, lanes)];
                 for (j, row) in rows.chunks_exact(lanes).enumerate() {
-                    planes.make(&layout, j, row, &mut octets);
+                    MadeKeys(isa).make(&layout, j, row, &mut keys);
+                    if lanes.is_multiple_of(PLANE_LANES) {
+                        Planes(isa).make(&layout, j, row, &mut octets);
+                    }
                 }
+                prop_assert_eq!(&keys, &portable, "{:?}", isa);
                 let (vectors, _) = octets.as_chunks::<4>();
                 for (c, o, k, p) in (0..lanes / PLANE_LANES).flat_map(|c| {
                     (0..2).flat_map(move |o| {
@@ -851,7 +861,7 @@ mod group {
                     let lane = c * PLANE_LANES + plane_lane(p);
                     let expected = rows[k * b / 16 * lanes + lane][o] ^ 0x80;
                     let made = (vectors[(2 * c + o) * n + k][p / 8] >> (8 * (p % 8))) as u8;
-                    prop_assert_eq!(made, expected, "{:?}: lane {}, octet {}, value {}", planes, lane, o, k);
+                    prop_assert_eq!(made, expected, "{:?}: lane {}, octet {}, value {}", isa, lane, o, k);
                 }
             }
         }

@@ -134,6 +134,10 @@ mod sealed {
     impl<R: AsRef<[u32]>> Sealed for super::AnyDomain<R> {}
 }
 
+/// The cache line lockstep's scratch starts on where it has room, so that no vector load or
+/// store of its rows straddles two lines: 64 bytes on x86-64 and the common aarch64 cores.
+pub(crate) const CACHE_LINE: usize = 64;
+
 /// The parameters one digit step needs, derived once from a domain and checked against SPEC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Layout {
@@ -273,10 +277,21 @@ impl Layout {
         self.keys_stride_u64() as usize
     }
 
-    /// Scratch for `lanes` messages in lockstep: a keystream buffer, a CBC-MAC input and keys
+    /// Scratch for `lanes` messages in lockstep: [`Layout::lanes_need`], and with more than one
+    /// lane the room to start both buffers on a cache line ([`CACHE_LINE`]).
+    pub fn scratch_size(&self, lanes: usize) -> crate::ScratchSize {
+        let need = self.lanes_need(lanes);
+        let room = if lanes > 1 { CACHE_LINE - 1 } else { 0 };
+        crate::ScratchSize {
+            keystream_bytes: need.keystream_bytes.saturating_add(room),
+            keys: need.keys.saturating_add(room / 8),
+        }
+    }
+
+    /// What `lanes` messages in lockstep use: a keystream buffer, a CBC-MAC input and keys
     /// per lane (the keystream buffers first, then the CBC-MAC inputs); with more than one
     /// lane, room for the group kernel's rows of one chunk beside every lane's keys.
-    pub fn scratch_size(&self, lanes: usize) -> crate::ScratchSize {
+    pub fn lanes_need(&self, lanes: usize) -> crate::ScratchSize {
         let chunk_rows = match lanes {
             1 => 0,
             _ => group::Work::words(self.max_radix.min(group::MADE_KEYS_MAX_RADIX)),

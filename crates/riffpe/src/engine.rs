@@ -17,7 +17,7 @@ use cipher::{
     ParBlocks,
 };
 
-use crate::domain::{Domain, Layout};
+use crate::domain::{CACHE_LINE, Domain, Layout};
 use crate::select::group::{self, Blocks, Planes, Work};
 use crate::select::{
     self, Arrivals, ConstantTimeGroup, Histogram, Kept, Kernel, KeyLayout, Selection,
@@ -244,6 +244,9 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
         .min(group::MAX_LANES)
         .min(fit)
         .min(count);
+    // Rows of blocks and of keys start on a cache line where the scratch has room for that
+    // (as sized by `Layout::scratch_size`), so that no vector load or store straddles two.
+    let need = layout.lanes_need(lanes);
     runner(
         cipher,
         Lockstep {
@@ -253,12 +256,20 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
             tweak,
             messages,
             lanes,
-            keystream: &mut *scratch.keystream,
-            keys: &mut *scratch.keys,
+            keystream: from_cache_line(scratch.keystream, need.keystream_bytes),
+            keys: from_cache_line(scratch.keys, need.keys),
             direction,
         },
     );
     Ok(())
+}
+
+/// `buffer` from its first cache line on, if at least `need` elements remain there; else whole.
+fn from_cache_line<T>(buffer: &mut [T], need: usize) -> &mut [T] {
+    let skip = buffer.as_ptr().align_offset(CACHE_LINE);
+    // `align_offset` is in elements, and `usize::MAX` where no offset aligns.
+    let fits = skip < CACHE_LINE && buffer.len().saturating_sub(skip) >= need;
+    &mut buffer[if fits { skip } else { 0 }..]
 }
 
 /// Checks that `messages` are whole messages of `domain`, each digit below its radix, and
@@ -907,4 +918,34 @@ fn encode<const W: usize>(mut inputs: MacInputs<'_>, i: usize, phase: u32) {
     }
     inputs.put::<W>(i, |_| phase);
     inputs.put::<W>(digits, |_| i as u32);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CACHE_LINE, from_cache_line};
+
+    #[test]
+    fn from_cache_line_starts_on_one_where_enough_remains() {
+        let mut bytes = [0u8; 3 * CACHE_LINE];
+        for at in 0..CACHE_LINE {
+            let buffer = &mut bytes[at..][..CACHE_LINE + 8];
+            let (start, len) = (buffer.as_ptr() as usize, buffer.len());
+            let skip = start.next_multiple_of(CACHE_LINE) - start;
+            assert_eq!(
+                from_cache_line(buffer, len - skip).as_ptr() as usize,
+                start + skip
+            );
+            // One element more than remains after the skip: the whole buffer.
+            let buffer = &mut bytes[at..][..CACHE_LINE + 8];
+            assert_eq!(
+                from_cache_line(buffer, len - skip + 1).as_ptr() as usize,
+                start
+            );
+        }
+        let mut words = [0u64; 3 * CACHE_LINE / 8];
+        for at in 0..CACHE_LINE / 8 {
+            let start = from_cache_line(&mut words[at..][..16], 8).as_ptr() as usize;
+            assert_eq!(start % CACHE_LINE, 0, "word {at}");
+        }
+    }
 }

@@ -305,14 +305,16 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
         engine::backend_lanes(&self.cipher)
     }
 
-    /// The scratch for [`Fpe::lanes`] messages in lockstep;
+    /// The scratch for [`Fpe::lanes`] messages in lockstep, with room to start its rows on a
+    /// cache line wherever the buffers lie;
     /// [`ScratchBuf::for_lockstep`](crate::ScratchBuf::for_lockstep) sizes a buffer by it.
     pub fn lockstep_scratch_size(&self) -> ScratchSize {
         self.layout.scratch_size(self.lanes())
     }
 
-    /// The scratch for `lanes` messages in lockstep (at least one): for callers that run
-    /// fewer lanes than [`Fpe::lanes`], to bound memory at large radices or for short batches.
+    /// The scratch for `lanes` messages in lockstep (at least one; above one, with room to
+    /// start its rows on a cache line): for callers that run fewer lanes than [`Fpe::lanes`],
+    /// to bound memory at large radices or for short batches.
     /// Sizes saturate at `usize::MAX` rather than wrap around.
     ///
     /// ```

@@ -328,3 +328,52 @@ fn fast_lockstep_matches_the_reference_around_radix_256() {
         assert_eq!(ours, messages, "radix {radix}, b {bytes_per_value}");
     }
 }
+
+#[test]
+fn lockstep_gives_the_same_ciphertexts_wherever_its_scratch_lies() {
+    // Lockstep starts its rows on a cache line where the scratch has room to: at every offset
+    // of the buffers, with that room (the sizes `lockstep_scratch_size` gives) and without it
+    // (a lane's size times the lanes), the ciphertexts are one message's at a time, and back.
+    let selections = [Selection::Fast, Selection::ConstantTime];
+    for (radix, bytes_per_value, selection) in [(100, 16), (10, 18), (36, 16)]
+        .into_iter()
+        .flat_map(|(n, b)| selections.map(|s| (n, b, s)))
+    {
+        let fpe = riffpe::Riffpe::builder(radix, 8)
+            .bytes_per_value(bytes_per_value)
+            .selection(selection)
+            .build(&[0x2b; 16])
+            .unwrap();
+        let lanes = fpe.lanes();
+        let plain: Vec<u32> = (0..lanes * 2 * 8).map(|i| i as u32 * 37 % radix).collect();
+        let mut expected = plain.clone();
+        for message in expected.chunks_mut(8) {
+            fpe.encrypt(message).unwrap();
+        }
+        let one = fpe.scratch_size();
+        let unpadded = ScratchSize {
+            keystream_bytes: one.keystream_bytes * lanes,
+            keys: one.keys * lanes,
+        };
+        for size in [fpe.lockstep_scratch_size(), unpadded] {
+            let mut keystream = vec![0u8; size.keystream_bytes + 64];
+            let mut keys = vec![0u64; size.keys + 8];
+            for (byte, word) in (0..64).zip((0..8).cycle()) {
+                let mut scratch = riffpe::Scratch::new(
+                    &mut keystream[byte..][..size.keystream_bytes],
+                    &mut keys[word..][..size.keys],
+                );
+                let mut messages = plain.clone();
+                fpe.encrypt_with(Tweak::Fixed, &mut messages, &mut scratch)
+                    .unwrap();
+                assert_eq!(
+                    messages, expected,
+                    "radix {radix}, offsets {byte} and {word}"
+                );
+                fpe.decrypt_with(Tweak::Fixed, &mut messages, &mut scratch)
+                    .unwrap();
+                assert_eq!(messages, plain, "radix {radix}, offsets {byte} and {word}");
+            }
+        }
+    }
+}

@@ -332,14 +332,42 @@ fn plane_search<const W: usize, const PER: usize>(
             index = _mm256_or_si256(index, _mm256_and_si256(hit, _mm256_set1_epi8(k as i8)));
         }
         let alone = _mm256_movemask_epi8(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1))) as u32;
-        for (p, &k) in bytes_of(index).iter().enumerate() {
+        let x = *digits;
+        put_plane_bytes(index, digits);
+        for p in set_bits(!alone) {
             let lane = plane_lane(p);
-            digits[lane] = if alone >> p & 1 == 1 {
-                u32::from(k)
-            } else {
-                pick_exact(blocks, (c + h) * PLANE_LANES + lane, spare, digits[lane])
-            };
+            digits[lane] = pick_exact(blocks, (c + h) * PLANE_LANES + lane, spare, x[lane]);
         }
+    }
+}
+
+/// The positions of `bits`' set bits, lowest first.
+fn set_bits(mut bits: u32) -> impl Iterator<Item = usize> {
+    core::iter::from_fn(move || {
+        let p = bits.trailing_zeros() as usize;
+        bits &= bits.wrapping_sub(1);
+        (p < 32).then_some(p)
+    })
+}
+
+/// `bytes`, one a lane in plane order ([`plane_lane`]), as each lane's digit.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn put_plane_bytes(bytes: __m256i, digits: &mut [u32; PLANE_LANES]) {
+    // The even lanes' bytes, then the odd ones': interleaved back into lane order.
+    let (even, odd) = (
+        _mm256_castsi256_si128(bytes),
+        _mm256_extracti128_si256::<1>(bytes),
+    );
+    let sixteens = [_mm_unpacklo_epi8(even, odd), _mm_unpackhi_epi8(even, odd)];
+    let (eights, _) = digits.as_chunks_mut::<CHUNK>();
+    for (i, eight) in eights.iter_mut().enumerate() {
+        let bytes = match i % 2 {
+            0 => sixteens[i / 2],
+            _ => _mm_srli_si128::<8>(sixteens[i / 2]),
+        };
+        // SAFETY: `eight` is 32 writable bytes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(eight.as_mut_ptr().cast(), _mm256_cvtepu8_epi32(bytes)) };
     }
 }
 
@@ -376,14 +404,10 @@ fn plane_rank(blocks: &Blocks<'_>, planes: &[u64], c: usize, digits: &mut [u32; 
     }
     // Key x itself is the one sharing its octets, unless others do too.
     let alone = _mm256_movemask_epi8(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1))) as u32;
-    for (p, &count) in bytes_of(below).iter().enumerate() {
-        let lane = plane_lane(p);
-        digits[lane] = if alone >> p & 1 == 1 {
-            u32::from(count)
-        } else {
-            let lane = c * PLANE_LANES + lane;
-            rank_exact(blocks, lane, blocks.key(lane, x[p]))
-        };
+    put_plane_bytes(below, digits);
+    for p in set_bits(!alone) {
+        let lane = c * PLANE_LANES + plane_lane(p);
+        digits[plane_lane(p)] = rank_exact(blocks, lane, blocks.key(lane, x[p]));
     }
 }
 

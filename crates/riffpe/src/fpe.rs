@@ -292,8 +292,9 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
     /// The scratch one message at a time needs: what to size caller-provided buffers by
     /// (see [`Scratch`]); [`ScratchBuf::for_message`](crate::ScratchBuf::for_message) does so.
     /// A buffer `k` times as large runs up to `k` messages in lockstep, but without the room
-    /// where the lockstep kernels keep the keys they make in the AES loop: size lockstep
-    /// buffers by [`Fpe::lockstep_scratch_size`] or [`Fpe::scratch_size_for_lanes`] instead.
+    /// where the lockstep kernels keep the keys they make in the AES loop, nor the room to
+    /// start its rows on a cache line: size lockstep buffers by [`Fpe::lockstep_scratch_size`]
+    /// or [`Fpe::scratch_size_for_lanes`] instead.
     pub fn scratch_size(&self) -> ScratchSize {
         self.layout.scratch_size(1)
     }

@@ -30,9 +30,10 @@
 //! Above radix 16, with 32 or 64 lanes, AVX2's fast passes both ways (π⁻¹ too where AVX-512
 //! runs) and constant-time π read only the keys' two leading octets instead, which the AES loop
 //! lays out one byte a lane (`group::Planes`, by AVX-512 VBMI's byte permutes where the CPU has
-//! them, else AVX2's shuffles): an eighth of the keys' bytes, searched 32 lanes to a compare. Constant-time π then reads the leading words of the few keys of each lane that
-//! share the two octets it found, in a pass over every value, and ranks them against each other
-//! (with AVX-512, eight lanes to a vector).
+//! them, else AVX2's shuffles): an eighth of the keys' bytes, searched 32 lanes to a compare.
+//! Constant-time π then reads the leading words of the few keys of each lane that share the two
+//! octets it found, in a pass over every value, and ranks them against each other (with
+//! AVX-512, eight lanes to a vector).
 //!
 //! Constant-time π of one message ranks the keys as they arrive (four at a time) below radix
 //! 48, or 112 on AMD's Zen 3 to Zen 5 cores ([`searched_radix`], picked when a cipher is built),
@@ -117,8 +118,8 @@ pub enum Selection {
     /// the key of rank x is found branch-free and its index picked with masks (encryption); the
     /// digit's key is fetched by a masked scan and ranked (decryption).
     /// Encrypting one message ranks the keys as their AES blocks arrive, four at a time (radices
-    /// below 48, or below 112 on AMD's Zen 3 to Zen 5, where ranking was measured to hide behind
-    /// the chain up to larger radices on Zen 3 and Zen 5; 1.75 KiB of stack); from there on, where the n²/2 compares of ranking
+    /// below 48, or below 112 on AMD's Zen 3 to Zen 5, where ranking hides behind the chain up to
+    /// larger radices; 1.75 KiB of stack); from there on, where the n²/2 compares of ranking
     /// outgrow the chain, the key of rank x is searched for after it, bit by bit: up to radix 256
     /// its leading 16-bit quarter, sixteen keys to a pair of 128-bit vectors (SSE2, NEON; 2 KiB of
     /// stack), then the at most five keys that share that quarter are gathered in a masked pass and
@@ -372,9 +373,8 @@ impl Group {
     fn detect(max_radix: u32) -> Option<Group> {
         let [avx512, avx2] = GroupIsa::available();
         let reaches = |isa: &GroupIsa| max_radix <= isa.max_radix();
-        let forward = [avx2, avx512].into_iter().flatten().find(reaches)?;
         Some(Group {
-            forward,
+            forward: [avx2, avx512].into_iter().flatten().find(reaches)?,
             small: avx512.or(avx2)?,
             inverse: [avx512, avx2].into_iter().flatten().find(reaches)?,
             made_by: GroupIsa::made_by(),

@@ -861,7 +861,8 @@ mod group {
                     let lane = c * PLANE_LANES + plane_lane(p);
                     let expected = rows[k * b / 16 * lanes + lane][o] ^ 0x80;
                     let made = (vectors[(2 * c + o) * n + k][p / 8] >> (8 * (p % 8))) as u8;
-                    prop_assert_eq!(made, expected, "{:?}: lane {}, octet {}, value {}", isa, lane, o, k);
+                    let at = (isa, lane, o, k);
+                    prop_assert_eq!(made, expected, "(isa, lane, octet, value) {:?}", at);
                 }
             }
         }

@@ -306,9 +306,9 @@ fn make_planes(row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
 
 /// Fast π(x) for the [`PLANE_LANES`] lanes of each of the `W` plane chunks from `c` on, one
 /// digit x each in `digits`, from the planes of the keys' two leading octets: the x-th key's
-/// octets ([`plane_octets`], `spare` its scratch, `PER` sums a chunk), and the one key that has
-/// them. A lane where other keys share them (rare: about n/65 536 a lane) is picked from its
-/// whole keys instead ([`pick_exact`]).
+/// octets ([`plane_lead_octets`], `PER` sums a chunk), and the one key that has them. A lane
+/// where other keys share them (rare: about n/65 536 a lane) or its second octet is not known is
+/// picked from its whole keys instead ([`pick_exact`], `spare` its scratch).
 #[target_feature(enable = "avx2")]
 fn plane_search<const W: usize, const PER: usize>(
     blocks: &Blocks<'_>,
@@ -319,9 +319,9 @@ fn plane_search<const W: usize, const PER: usize>(
 ) {
     let (firsts, seconds) = chunk_planes::<W>(planes, blocks.layout.n as usize, c);
     let x = core::array::from_fn(|h| plane_digits(digits[h]));
-    let found = plane_octets::<W, PER>(firsts, seconds, x, spare);
+    let found = plane_lead_octets::<W, PER>(firsts, seconds, x);
     for (h, digits) in digits.into_iter().enumerate() {
-        let (first, second, _) = found[h];
+        let (first, second, known) = found[h];
         let (mut sharing, mut index) = (_mm256_setzero_si256(), _mm256_setzero_si256());
         for (k, (one, two)) in firsts[h].iter().zip(seconds[h]).enumerate() {
             let hit = _mm256_and_si256(
@@ -331,7 +331,8 @@ fn plane_search<const W: usize, const PER: usize>(
             sharing = _mm256_sub_epi8(sharing, hit);
             index = _mm256_or_si256(index, _mm256_and_si256(hit, _mm256_set1_epi8(k as i8)));
         }
-        let alone = _mm256_movemask_epi8(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1))) as u32;
+        let alone = _mm256_and_si256(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1)), known);
+        let alone = _mm256_movemask_epi8(alone) as u32;
         let x = *digits;
         put_plane_bytes(index, digits);
         for p in set_bits(!alone) {
@@ -687,6 +688,59 @@ fn plane_digits(digits: &[u32; PLANE_LANES]) -> __m256i {
     let x = core::array::from_fn::<u8, PLANE_LANES, _>(|p| digits[plane_lane(p)] as u8);
     // SAFETY: `x` is 32 readable bytes; the load is unaligned.
     unsafe { _mm256_loadu_si256(x.as_ptr().cast()) }
+}
+
+/// For each of `W` plane chunks, the two octets (sign-flipped) of each lane's key of rank `x`
+/// (in plane order) where they are known, and where (all ones): the first by [`plane_octets`]'
+/// bitwise search, the second in one pass over the few keys that share the first (about
+/// 1 + n/256 a lane), keeping the two least and the two greatest of their second octets. The
+/// key of rank x is one of those four unless five or more share its first octet and it lies
+/// between them (rare: its lane is then picked from its whole keys).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn plane_lead_octets<const W: usize, const PER: usize>(
+    firsts: [&[[u64; 4]]; W],
+    seconds: [&[[u64; 4]]; W],
+    x: [__m256i; W],
+) -> [(__m256i, __m256i, __m256i); W] {
+    let first = plane_octet::<W, PER>(x, firsts);
+    let (zero, one) = (_mm256_setzero_si256(), _mm256_set1_epi8(1));
+    let (largest, smallest) = (_mm256_set1_epi8(i8::MAX), _mm256_set1_epi8(i8::MIN));
+    core::array::from_fn(|h| {
+        let (octet, below) = first[h];
+        let ([mut least, mut next_least], [mut most, mut next_most]) =
+            ([largest; 2], [smallest; 2]);
+        let mut sharing = zero;
+        for (one, two) in firsts[h].iter().zip(seconds[h]) {
+            let two = load_vector(two, 0);
+            let same = _mm256_cmpeq_epi8(load_vector(one, 0), octet);
+            let low = _mm256_blendv_epi8(largest, two, same);
+            next_least = _mm256_min_epi8(next_least, _mm256_max_epi8(least, low));
+            least = _mm256_min_epi8(least, low);
+            let high = _mm256_blendv_epi8(smallest, two, same);
+            next_most = _mm256_max_epi8(next_most, _mm256_min_epi8(most, high));
+            most = _mm256_max_epi8(most, high);
+            sharing = _mm256_sub_epi8(sharing, same);
+        }
+        // The key's rank among those that share its first octet, from the bottom and the top.
+        let rank = _mm256_sub_epi8(x[h], below);
+        let from_top = _mm256_sub_epi8(_mm256_sub_epi8(sharing, one), rank);
+        let picks = [
+            (_mm256_cmpeq_epi8(rank, zero), least),
+            (_mm256_cmpeq_epi8(rank, one), next_least),
+            (_mm256_cmpeq_epi8(from_top, zero), most),
+            (_mm256_cmpeq_epi8(from_top, one), next_most),
+        ];
+        let (second, known) = picks
+            .iter()
+            .fold((least, zero), |(second, known), &(is, octet)| {
+                (
+                    _mm256_blendv_epi8(second, octet, is),
+                    _mm256_or_si256(known, is),
+                )
+            });
+        (octet, second, known)
+    })
 }
 
 /// For each of `W` plane chunks, the two octets (sign-flipped) of each lane's key of rank `x`

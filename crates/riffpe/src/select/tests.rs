@@ -638,6 +638,51 @@ mod group {
         }
     }
 
+    #[test]
+    fn fast_plane_search_picks_among_keys_that_share_the_first_octet() {
+        // Fast π over planes takes the second octet of the key of rank x from the two least and
+        // two greatest of those that share its first octet, else (a middle rank among five or
+        // more) picks the lane from its whole keys: in every lane 1 to 7 keys share the least
+        // first octet, their second octets distinct or two of them equal (`tie`), and each is a
+        // lane's key of rank x in turn.
+        let lanes = MAX_LANES;
+        for (n, b) in [(17usize, 16usize), (100, 16), (129, 16), (255, 32)] {
+            for (sharing, tie) in (1..=7usize).flat_map(|s| [(s, false), (s, true)]) {
+                let mut bytes = noise(((n * b).div_ceil(16) + 1) * lanes * 16);
+                // The noise's keys that start with 0 as well, moved out of the way.
+                for lane in 0..lanes {
+                    for k in 0..n {
+                        let at = k * b;
+                        if bytes[((at / 16) * lanes + lane) * 16 + at % 16] == 0 {
+                            set_byte(&mut bytes, (lanes, lane, b), k, 0, 0x80);
+                        }
+                    }
+                }
+                let shared = [n - 1, 2, 7, n / 2 + 1, 5, 11, n / 2 + 3];
+                for (lane, (i, &k)) in (0..lanes)
+                    .flat_map(|l| shared[..sharing].iter().enumerate().map(move |s| (l, s)))
+                {
+                    set_byte(&mut bytes, (lanes, lane, b), k, 0, 0);
+                    // Lanes differ in which of the keys is the least.
+                    let second = 0x20 * ((i + lane) % sharing) as u8 + 0x10;
+                    let second = if tie && i < 2 { 0x33 } else { second };
+                    set_byte(&mut bytes, (lanes, lane, b), k, 1, second);
+                }
+                for rank in 0..sharing as u32 {
+                    let digits: Vec<u32> = (0..lanes as u32)
+                        .map(|l| (rank + l) % sharing as u32)
+                        .collect();
+                    let case = (lanes, n, b, bytes.clone(), digits);
+                    for group in Group::available().into_iter().flatten() {
+                        let forward =
+                            |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.forward(b, w, d);
+                        check(&case, &[("group forward", &forward, true)]).unwrap();
+                    }
+                }
+            }
+        }
+    }
+
     /// The keys of rank x and ties that constant-time π over planes finds before it picks the
     /// digits, against a sort of each lane's keys (as [`check_search`]), with AVX-512's ranking
     /// and without: a tie flagged where none is would cost no wrong result, only time that

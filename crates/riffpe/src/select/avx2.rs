@@ -691,8 +691,8 @@ fn plane_digits(digits: &[u32; PLANE_LANES]) -> __m256i {
 }
 
 /// For each of `W` plane chunks, the two octets (sign-flipped) of each lane's key of rank `x`
-/// (in plane order) where they are known, and where (all ones): the first by [`plane_octets`]'
-/// bitwise search, the second in one pass over the few keys that share the first (about
+/// (in plane order), and the lanes whose second octet is known (all ones): the first by
+/// [`plane_octet`]'s bitwise search, the second in one pass over the few keys that share it (about
 /// 1 + n/256 a lane), keeping the two least and the two greatest of their second octets. The
 /// key of rank x is one of those four unless five or more share its first octet and it lies
 /// between them (rare: its lane is then picked from its whole keys).

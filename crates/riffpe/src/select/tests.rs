@@ -658,7 +658,7 @@ mod group {
                         }
                     }
                 }
-                let shared = [n - 1, 2, 7, n / 2 + 1, 5, 11, n / 2 + 3];
+                let shared = [n - 1, 2, 7, n / 2 + 1, 5, 11, n / 2 + 2];
                 for (lane, (i, &k)) in (0..lanes)
                     .flat_map(|l| shared[..sharing].iter().enumerate().map(move |s| (l, s)))
                 {

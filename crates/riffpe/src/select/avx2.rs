@@ -333,11 +333,10 @@ fn plane_search<const W: usize, const PER: usize>(
         }
         let alone = _mm256_and_si256(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1)), known);
         let alone = _mm256_movemask_epi8(alone) as u32;
-        let x = *digits;
         put_plane_bytes(index, digits);
         for p in set_bits(!alone) {
-            let lane = plane_lane(p);
-            digits[lane] = pick_exact(blocks, (c + h) * PLANE_LANES + lane, spare, x[lane]);
+            let (lane, x) = (plane_lane(p), bytes_of(x[h])[p]);
+            digits[lane] = pick_exact(blocks, (c + h) * PLANE_LANES + lane, spare, x.into());
         }
     }
 }
@@ -711,9 +710,9 @@ fn plane_lead_octets<const W: usize, const PER: usize>(
         let ([mut least, mut next_least], [mut most, mut next_most]) =
             ([largest; 2], [smallest; 2]);
         let mut sharing = zero;
-        for (one, two) in firsts[h].iter().zip(seconds[h]) {
-            let two = load_vector(two, 0);
-            let same = _mm256_cmpeq_epi8(load_vector(one, 0), octet);
+        for (lead, next) in firsts[h].iter().zip(seconds[h]) {
+            let two = load_vector(next, 0);
+            let same = _mm256_cmpeq_epi8(load_vector(lead, 0), octet);
             let low = _mm256_blendv_epi8(largest, two, same);
             next_least = _mm256_min_epi8(next_least, _mm256_max_epi8(least, low));
             least = _mm256_min_epi8(least, low);

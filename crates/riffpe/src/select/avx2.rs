@@ -323,13 +323,16 @@ fn plane_search<const W: usize, const PER: usize>(
     for (h, digits) in digits.into_iter().enumerate() {
         let (first, second, known) = found[h];
         let (mut sharing, mut index) = (_mm256_setzero_si256(), _mm256_setzero_si256());
-        for (k, (one, two)) in firsts[h].iter().zip(seconds[h]).enumerate() {
+        // Row k's index in every lane, counted up row by row rather than broadcast.
+        let mut k = _mm256_setzero_si256();
+        for (one, two) in firsts[h].iter().zip(seconds[h]) {
             let hit = _mm256_and_si256(
                 _mm256_cmpeq_epi8(load_vector(one, 0), first),
                 _mm256_cmpeq_epi8(load_vector(two, 0), second),
             );
             sharing = _mm256_sub_epi8(sharing, hit);
-            index = _mm256_or_si256(index, _mm256_and_si256(hit, _mm256_set1_epi8(k as i8)));
+            index = _mm256_blendv_epi8(index, k, hit);
+            k = _mm256_add_epi8(k, _mm256_set1_epi8(1));
         }
         let alone = _mm256_and_si256(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1)), known);
         let alone = _mm256_movemask_epi8(alone) as u32;

@@ -11,13 +11,12 @@
 //! rest. Where the AES loop made those two octets as planes (a multiple of 32 lanes, one byte a
 //! lane: [`make_planes`]), the same search runs over 32 lanes at once, one vector a value, two
 //! such chunks side by side up to radix 128 ([`plane_search`]), and a lane where other keys
-//! share its key's two octets is picked from its whole keys ([`pick_exact`]). The constant-time
-//! forward
-//! ([`search_octets_constant_time`]) searches two or three leading octets, then gathers the
-//! keys that share them and ranks them against each other ([`search_gathered`]), unless more
-//! share them than are gathered (then it searches all octets too); over planes, it searches
-//! their two octets and ranks the keys that share them by their leading words, read in a pass
-//! over every value ([`plane_forward_constant_time`]).
+//! share its key's two octets is picked from the whole keys that share its first octet
+//! ([`pick_sharing`]). The constant-time forward ([`search_octets_constant_time`]) searches two
+//! or three leading octets, then gathers the keys that share them and ranks them against each
+//! other ([`search_gathered`]), unless more share them than are gathered (then it searches all
+//! octets too); over planes, it searches their two octets and ranks the keys that share them by
+//! their leading words, read in a pass over every value ([`plane_forward_constant_time`]).
 
 use core::arch::x86_64::*;
 
@@ -25,7 +24,7 @@ use super::KeyLayout;
 use super::avx512::Avx512;
 use super::group::{
     Blocks, CHUNK, Gathered, PLANE_GATHERED, PLANE_GATHERED_WIDE, PLANE_LANES, SMALL_RADIX, Work,
-    by_radix, counted_digits, found_digits, pick_exact, plane_lane, rank_digits, rank_exact,
+    by_radix, counted_digits, found_digits, pick_among, plane_lane, rank_digits, rank_exact,
     sort16,
 };
 
@@ -308,7 +307,8 @@ fn make_planes(row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
 /// digit x each in `digits`, from the planes of the keys' two leading octets: the x-th key's
 /// octets ([`plane_lead_octets`], `PER` sums a chunk), and the one key that has them. A lane
 /// where other keys share them (rare: about n/65 536 a lane) or its second octet is not known is
-/// picked from its whole keys instead ([`pick_exact`], `spare` its scratch).
+/// picked from the whole keys that share its first octet instead ([`pick_sharing`], `spare` its
+/// scratch).
 #[target_feature(enable = "avx2")]
 fn plane_search<const W: usize, const PER: usize>(
     blocks: &Blocks<'_>,
@@ -339,9 +339,38 @@ fn plane_search<const W: usize, const PER: usize>(
         put_plane_bytes(index, digits);
         for p in set_bits(!alone) {
             let (lane, x) = (plane_lane(p), bytes_of(x[h])[p]);
-            digits[lane] = pick_exact(blocks, (c + h) * PLANE_LANES + lane, spare, x.into());
+            let octet = bytes_of(first)[p] as i8;
+            digits[lane] = pick_sharing(blocks, firsts[h], (c + h, p), octet, spare, x);
         }
     }
+}
+
+/// π(x) of the lane at byte `p` of plane chunk `c` from the whole keys that share its x-th key's
+/// first octet `octet` (sign-flipped), found in the chunk's planes `firsts` ([`pick_among`]): for
+/// the rare lanes where the planes do not tell that key apart.
+#[cold]
+#[inline(never)]
+fn pick_sharing(
+    blocks: &Blocks<'_>,
+    firsts: &[[u64; 4]],
+    (c, p): (usize, usize),
+    octet: i8,
+    spare: &mut [u64],
+    x: u8,
+) -> u32 {
+    let below = firsts
+        .iter()
+        .filter(|row| plane_byte(row, p) < octet)
+        .count();
+    let among = (0..firsts.len()).filter(|&k| plane_byte(&firsts[k], p) == octet);
+    let lane = c * PLANE_LANES + plane_lane(p);
+    pick_among(blocks, lane, among, below as u32, spare, x.into())
+}
+
+/// Byte `p` of a row of planes: the octet (sign-flipped) of lane [`plane_lane`]`(p)`.
+#[inline(always)]
+fn plane_byte(row: &[u64; 4], p: usize) -> i8 {
+    (row[p / 8] >> (8 * (p % 8))) as u8 as i8
 }
 
 /// The positions of `bits`' set bits, lowest first.
@@ -385,8 +414,7 @@ fn plane_rank(blocks: &Blocks<'_>, planes: &[u64], c: usize, digits: &mut [u32; 
     // Each lane's octet of row x: byte p of a vector is byte p mod 8 of its word p / 8.
     let x: [usize; PLANE_LANES] = core::array::from_fn(|p| digits[plane_lane(p)] as usize);
     let pivot = |rows: &[[u64; 4]]| {
-        let bytes: [u8; PLANE_LANES] =
-            core::array::from_fn(|p| (rows[x[p]][p / 8] >> (8 * (p % 8))) as u8);
+        let bytes: [u8; PLANE_LANES] = core::array::from_fn(|p| plane_byte(&rows[x[p]], p) as u8);
         // SAFETY: `bytes` is 32 readable bytes; the load is unaligned.
         unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) }
     };
@@ -707,23 +735,10 @@ fn plane_lead_octets<const W: usize, const PER: usize>(
 ) -> [(__m256i, __m256i, __m256i); W] {
     let first = plane_octet::<W, PER>(x, firsts);
     let (zero, one) = (_mm256_setzero_si256(), _mm256_set1_epi8(1));
-    let (largest, smallest) = (_mm256_set1_epi8(i8::MAX), _mm256_set1_epi8(i8::MIN));
     core::array::from_fn(|h| {
         let (octet, below) = first[h];
-        let ([mut least, mut next_least], [mut most, mut next_most]) =
-            ([largest; 2], [smallest; 2]);
-        let mut sharing = zero;
-        for (lead, next) in firsts[h].iter().zip(seconds[h]) {
-            let two = load_vector(next, 0);
-            let same = _mm256_cmpeq_epi8(load_vector(lead, 0), octet);
-            let low = _mm256_blendv_epi8(largest, two, same);
-            next_least = _mm256_min_epi8(next_least, _mm256_max_epi8(least, low));
-            least = _mm256_min_epi8(least, low);
-            let high = _mm256_blendv_epi8(smallest, two, same);
-            next_most = _mm256_max_epi8(next_most, _mm256_min_epi8(most, high));
-            most = _mm256_max_epi8(most, high);
-            sharing = _mm256_sub_epi8(sharing, same);
-        }
+        let ([least, next_least], [most, next_most], sharing) =
+            second_extremes(firsts[h], seconds[h], octet);
         // The key's rank among those that share its first octet, from the bottom and the top.
         let rank = _mm256_sub_epi8(x[h], below);
         let from_top = _mm256_sub_epi8(_mm256_sub_epi8(sharing, one), rank);
@@ -743,6 +758,34 @@ fn plane_lead_octets<const W: usize, const PER: usize>(
             });
         (octet, second, known)
     })
+}
+
+/// The two least and the two greatest second octets (sign-flipped) of the keys whose first
+/// octet is `octet`, lane by lane, and how many such keys there are: the pass of
+/// [`plane_lead_octets`] over one plane chunk's rows. A function of its own, so that what its
+/// caller keeps across it never pushes the five running vectors out of registers.
+#[inline(never)]
+#[target_feature(enable = "avx2")]
+fn second_extremes(
+    firsts: &[[u64; 4]],
+    seconds: &[[u64; 4]],
+    octet: __m256i,
+) -> ([__m256i; 2], [__m256i; 2], __m256i) {
+    let (largest, smallest) = (_mm256_set1_epi8(i8::MAX), _mm256_set1_epi8(i8::MIN));
+    let ([mut least, mut next_least], [mut most, mut next_most]) = ([largest; 2], [smallest; 2]);
+    let mut sharing = _mm256_setzero_si256();
+    for (lead, next) in firsts.iter().zip(seconds) {
+        let two = load_vector(next, 0);
+        let same = _mm256_cmpeq_epi8(load_vector(lead, 0), octet);
+        let low = _mm256_blendv_epi8(largest, two, same);
+        next_least = _mm256_min_epi8(next_least, _mm256_max_epi8(least, low));
+        least = _mm256_min_epi8(least, low);
+        let high = _mm256_blendv_epi8(smallest, two, same);
+        next_most = _mm256_max_epi8(next_most, _mm256_min_epi8(most, high));
+        most = _mm256_max_epi8(most, high);
+        sharing = _mm256_sub_epi8(sharing, same);
+    }
+    ([least, next_least], [most, next_most], sharing)
 }
 
 /// For each of `W` plane chunks, the two octets (sign-flipped) of each lane's key of rank `x`

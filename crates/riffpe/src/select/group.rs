@@ -750,6 +750,30 @@ pub(super) fn counted_digits(
     }
 }
 
+/// π(x) of lane `lane` where the key of rank x is among the values `among` (those whose keys
+/// share its leading octet), which lie side by side in key order after `below` keys: their keys
+/// made into `spare` and compared in full where leading bits tie.
+#[cold]
+#[inline(never)]
+pub(super) fn pick_among(
+    blocks: &Blocks<'_>,
+    lane: usize,
+    among: impl Iterator<Item = usize>,
+    below: u32,
+    spare: &mut [u64],
+    x: u32,
+) -> u32 {
+    let mut len = 0;
+    for (key, k) in spare.iter_mut().zip(among) {
+        *key = blocks.key(lane, k);
+        len += 1;
+    }
+    match x.checked_sub(below) {
+        Some(rank) => nth_exact(blocks, lane, &mut spare[..len], rank.into()),
+        None => unreachable_rank(),
+    }
+}
+
 /// π(x) of lane `lane`, keys made from its keystream into `spare` and compared in full where
 /// leading bits tie.
 #[cold]

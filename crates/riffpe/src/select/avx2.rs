@@ -24,7 +24,7 @@ use super::KeyLayout;
 use super::avx512::Avx512;
 use super::group::{
     Blocks, CHUNK, Gathered, PLANE_GATHERED, PLANE_GATHERED_WIDE, PLANE_LANES, SMALL_RADIX, Work,
-    by_radix, counted_digits, found_digits, pick_among, plane_lane, rank_digits, rank_exact,
+    by_radix, counted_digits, found_digits, pick_among, plane_lane, rank_among, rank_digits,
     sort16,
 };
 
@@ -405,7 +405,8 @@ fn put_plane_bytes(bytes: __m256i, digits: &mut [u32; PLANE_LANES]) {
 
 /// Fast π⁻¹(x) for the [`PLANE_LANES`] lanes of plane chunk `c`, one digit x each in
 /// `digits`: each lane's keys below key x by their two leading octets (the planes), 32 lanes to
-/// a compare; a lane where another key shares key x's octets is ranked in full instead.
+/// a compare; a lane where another key shares key x's octets adds the keys among those below it
+/// in full ([`rank_sharing`]).
 #[target_feature(enable = "avx2")]
 fn plane_rank(blocks: &Blocks<'_>, planes: &[u64], c: usize, digits: &mut [u32; PLANE_LANES]) {
     let n = blocks.layout.n as usize;
@@ -436,10 +437,29 @@ fn plane_rank(blocks: &Blocks<'_>, planes: &[u64], c: usize, digits: &mut [u32; 
     // Key x itself is the one sharing its octets, unless others do too.
     let alone = _mm256_movemask_epi8(_mm256_cmpeq_epi8(sharing, _mm256_set1_epi8(1))) as u32;
     put_plane_bytes(below, digits);
+    let below = bytes_of(below);
     for p in set_bits(!alone) {
-        let lane = c * PLANE_LANES + plane_lane(p);
-        digits[plane_lane(p)] = rank_exact(blocks, lane, blocks.key(lane, x[p]));
+        let at = (c, p);
+        digits[plane_lane(p)] = rank_sharing(blocks, (firsts, seconds), at, x[p], below[p].into());
     }
+}
+
+/// π⁻¹(x) of the lane at byte `p` of plane chunk `c` whose key x shares its two octets with
+/// others, `below` keys lying below them: [`rank_among`] the keys that share them, found in the
+/// chunk's planes `(firsts, seconds)`.
+#[cold]
+#[inline(never)]
+fn rank_sharing(
+    blocks: &Blocks<'_>,
+    (firsts, seconds): (&[[u64; 4]], &[[u64; 4]]),
+    (c, p): (usize, usize),
+    x: usize,
+    below: u32,
+) -> u32 {
+    let octets = |k: usize| (plane_byte(&firsts[k], p), plane_byte(&seconds[k], p));
+    let among = (0..firsts.len()).filter(|&k| octets(k) == octets(x));
+    let lane = c * PLANE_LANES + plane_lane(p);
+    rank_among(blocks, lane, among, below, blocks.key(lane, x))
 }
 
 /// Constant-time π(x) for every lane (a multiple of [`PLANE_LANES`]) from the planes of the

@@ -806,6 +806,22 @@ pub(super) fn rank_digits(
     }
 }
 
+/// The rank of `pivot` among lane `lane`'s keys where `below` of them lie below the values
+/// `among` (those whose keys share the pivot's leading octets), the rest above: `below` plus the
+/// keys of `among` below it, compared in full where leading bits tie.
+#[cold]
+#[inline(never)]
+pub(super) fn rank_among(
+    blocks: &Blocks<'_>,
+    lane: usize,
+    among: impl Iterator<Item = usize>,
+    below: u32,
+    pivot: u64,
+) -> u32 {
+    let less = |&k: &usize| blocks.cmp(lane, blocks.key(lane, k), pivot) == Ordering::Less;
+    below + among.filter(less).count() as u32
+}
+
 /// The rank of `pivot` among lane `lane`'s keys, compared in full where leading bits tie.
 #[cold]
 #[inline(never)]

@@ -532,15 +532,16 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             // Where the kernel reads them, keys are made from the blocks still in registers, so
             // that the selection loads rows of keys instead of building them from the stored
             // keystream (kept for ties).
-            let whole = lanes == B::ParBlocksSize::USIZE && group::made_in_loop(&keyed);
+            let whole = lanes == B::ParBlocksSize::USIZE;
+            let aligned = group::made_in_loop(&keyed);
             let room = |words: usize| self.keys.len() >= words + Work::words(n);
             // Or, above radix 16 where AVX2 runs, only their two leading octets.
-            let planes = match whole {
-                true => self.layout.kernel.planes(n, lanes, forward),
+            let planes = match whole && group::planes_in_loop(&keyed) {
+                true => self.layout.kernel.planes(n, lanes, forward, aligned),
                 false => None,
             }
             .filter(|_| room(Planes::words(n, lanes)));
-            let made = match whole && planes.is_none() {
+            let made = match whole && aligned && planes.is_none() {
                 true => self.layout.kernel.made_keys(forward),
                 false => None,
             }

@@ -24,8 +24,8 @@ use super::KeyLayout;
 use super::avx512::Avx512;
 use super::group::{
     Blocks, CHUNK, Gathered, PLANE_GATHERED, PLANE_GATHERED_WIDE, PLANE_LANES, SMALL_RADIX, Work,
-    by_radix, counted_digits, found_digits, pick_among, plane_lane, rank_among, rank_digits,
-    sort16,
+    by_radix, counted_digits, found_digits, made_in_loop, pick_among, plane_lane, rank_among,
+    rank_digits, sort16,
 };
 
 /// `chunk_lines!(blocks, first, j, at)`: the 128 bytes from byte `at` of row `j`'s blocks of the
@@ -62,11 +62,19 @@ impl Avx2 {
         unsafe { forward_avx2(blocks, work, digits) }
     }
 
-    /// [`make_planes`] of value `k`, which block row `row` starts.
+    /// [`make_planes`] of value `k`'s octets `from` and `from + 1` from bytes `at` and `at + 1`
+    /// of block row `row`.
     #[inline(always)]
-    pub(super) fn make_planes(self, row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
+    pub(super) fn make_planes(
+        self,
+        row: &[[u8; 16]],
+        k: usize,
+        n: usize,
+        at: (usize, isize),
+        planes: &mut [u64],
+    ) {
         // SAFETY: as for `forward`.
-        unsafe { make_planes(row, k, n, planes) }
+        unsafe { make_planes(row, k, n, at, planes) }
     }
 
     /// π⁻¹ from the planes of the keys' two leading octets ([`plane_rank`]), for every lane
@@ -189,7 +197,8 @@ impl Avx2 {
                 // SAFETY: as for `forward`.
                 unsafe { by_radix!(forward_small(blocks, work, digits)) }
             }
-            (true, _) => match blocks.planes {
+            // Its ranking pass reads the blocks' leading words: values must start on a block.
+            (true, _) => match blocks.planes.filter(|_| made_in_loop(&blocks.layout)) {
                 // SAFETY: as for `forward`.
                 Some(planes) => unsafe {
                     forward_planes_constant_time(blocks, planes, work, digits, wide)
@@ -262,22 +271,36 @@ fn forward_octets(
     }
 }
 
-/// Writes the leading two octets (sign-flipped) of value `k`, which block row `row` starts,
+/// Writes octets `from` and `from + 1` (those of them in 0 and 1, sign-flipped) of value `k`
 /// into [`Blocks::with_planes`]' planes, [`PLANE_LANES`] lanes a vector in [`plane_lane`]
-/// order. The lanes' first 32-bit words are interleaved down to one vector per 32 lanes, whose
-/// octets 0 and 1 are then shuffled apart.
+/// order, from bytes `at` and `at + 1` of each lane's block in row `row` (`(at, from)` is
+/// `shift`). The lanes' 32-bit words from byte `at` are interleaved down to one vector per 32
+/// lanes, whose first two octets are then shuffled apart.
 #[target_feature(enable = "avx2")]
-fn make_planes(row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
+fn make_planes(row: &[[u8; 16]], k: usize, n: usize, shift: (usize, isize), planes: &mut [u64]) {
+    let (at, from) = shift;
+    debug_assert!(at < 15);
     let split = _mm256_setr_epi8(
         0, 4, 8, 12, 1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1, //
         0, 4, 8, 12, 1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1,
+    );
+    // Bytes `at`, `at + 1` of each block to its first two; the rest are not read.
+    let to_front = _mm256_add_epi8(
+        _mm256_setr_epi8(
+            0, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, //
+            0, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ),
+        _mm256_set1_epi8(at as i8),
     );
     let sign = _mm256_set1_epi8(i8::MIN);
     let (chunks, _) = row.as_chunks::<PLANE_LANES>();
     for (c, blocks) in chunks.iter().enumerate() {
         let (pairs, _) = blocks.as_flattened().as_chunks::<32>();
-        // Register i: blocks 2i (low half) and 2i + 1 (high half).
-        let pair = |i: usize| load_bytes(&pairs[i]);
+        // Register i: blocks 2i (low half) and 2i + 1 (high half), byte `at` of each first.
+        let pair = |i: usize| match at {
+            0 => load_bytes(&pairs[i]),
+            _ => _mm256_shuffle_epi8(load_bytes(&pairs[i]), to_front),
+        };
         // Word 0 of blocks 4j, 4j + 2 (low half) and 4j + 1, 4j + 3 (high half) in words 0, 1.
         let fours: [__m256i; 8] =
             core::array::from_fn(|j| _mm256_unpacklo_epi32(pair(2 * j), pair(2 * j + 1)));
@@ -294,6 +317,9 @@ fn make_planes(row: &[[u8; 16]], k: usize, n: usize, planes: &mut [u64]) {
         .into_iter()
         .enumerate()
         {
+            let Ok(o @ 0..2) = usize::try_from(from + o as isize) else {
+                continue;
+            };
             let (rows, _) = planes.as_chunks_mut::<4>();
             store4(
                 &mut rows[(2 * c + o) * n + k],

@@ -9,7 +9,8 @@
 //! operations. Where each value starts a block (`bytes_per_value` a multiple of 16), the AES
 //! loop can make every value's key as it writes the block ([`make_row_keys`]), and the rows are
 //! then read from those keys ([`Blocks::with_keys`]), or, for AVX2's passes above radix 16,
-//! only their two leading octets ([`Planes`], [`Blocks::with_planes`]). The engine uses this
+//! only their two leading octets ([`Planes`], [`Blocks::with_planes`]), which the fast passes
+//! read for any `bytes_per_value` from 16 on ([`planes_in_loop`]). The engine uses this
 //! on x86-64 CPUs found at run time to have AVX-512 or AVX2 (`Kernel::detect`); the passes the
 //! compiler vectorized badly are written with their intrinsics (`avx512`, `avx2`). The portable
 //! passes in the tests are the reference those are tested against; the shared code here
@@ -273,6 +274,16 @@ pub(crate) fn made_in_loop(layout: &KeyLayout) -> bool {
     layout.bytes_per_value().is_multiple_of(16) && layout.n <= MADE_KEYS_MAX_RADIX
 }
 
+/// Whether a step of `layout` has its keys' two leading octets made as planes as the AES loop
+/// writes the keystream ([`Planes`]): wherever a value starts, its octets lie in one block row
+/// or, from a block's last byte, in two; so any `bytes_per_value` of at least 16 (at most one
+/// value starts a row), and the radix at most [`MADE_KEYS_MAX_RADIX`]. Only fast selection reads
+/// them where values do not start on a block ([`made_in_loop`]).
+#[inline]
+pub(crate) fn planes_in_loop(layout: &KeyLayout) -> bool {
+    layout.bytes_per_value() >= 16 && layout.n <= MADE_KEYS_MAX_RADIX
+}
+
 /// Makes the keys of the values that block row `j` (one block a lane, in `row`) starts, into
 /// `keys` laid out as [`Blocks::with_keys`] reads them; for steps [`made_in_loop`]. Portable:
 /// the reference of [`MadeKeys`]' makers, and what it runs without VBMI.
@@ -360,20 +371,48 @@ impl Planes {
         2 * n as usize * lanes / 8
     }
 
-    /// Makes the planes of the value that block row `j` (one block a lane, `row.len()` a
-    /// multiple of [`PLANE_LANES`]) starts, if one does; for steps [`made_in_loop`].
+    /// Makes what block row `j` (one block a lane, `row.len()` a multiple of [`PLANE_LANES`])
+    /// holds of the planes: the octets of the value that starts in it, if one does, and the
+    /// second octet of a value that started on the row before's last byte; for steps
+    /// [`planes_in_loop`].
     #[inline(always)]
     pub(crate) fn make(self, layout: &KeyLayout, j: usize, row: &[[u8; 16]], planes: &mut [u64]) {
-        if let Some(k) = value_started(layout, j) {
-            let n = layout.n as usize;
-            #[cfg(target_arch = "x86_64")]
-            match self.0 {
-                LoopIsa::Vbmi(vbmi) => vbmi.make_planes(row, k, n, planes),
-                LoopIsa::Avx2(avx2) => avx2.make_planes(row, k, n, planes),
+        let b = layout.bytes_per_value();
+        // Value k starts at byte k·b of the lane's keystream, octet 0 of its planes.
+        let start = (16 * j).div_ceil(b);
+        let at = start * b - 16 * j;
+        if at < 16 && start < layout.n as usize {
+            // From a block's last byte, octet 1 is the next row's first.
+            match at {
+                15 => self.make_octets(row, start, layout, 14, -1, planes),
+                _ => self.make_octets(row, start, layout, at, 0, planes),
             }
-            #[cfg(not(target_arch = "x86_64"))]
-            match (self.0, row, planes, k, n) {}
         }
+        if j > 0 && (16 * j - 1).is_multiple_of(b) && (16 * j - 1) / b < layout.n as usize {
+            self.make_octets(row, (16 * j - 1) / b, layout, 0, 1, planes);
+        }
+    }
+
+    /// The planes of value `k`'s octets `from` and `from + 1` (those in 0 and 1) from bytes `at`
+    /// and `at + 1` (at most 15) of each lane's block in `row`.
+    #[inline(always)]
+    fn make_octets(
+        self,
+        row: &[[u8; 16]],
+        k: usize,
+        layout: &KeyLayout,
+        at: usize,
+        from: isize,
+        planes: &mut [u64],
+    ) {
+        let n = layout.n as usize;
+        #[cfg(target_arch = "x86_64")]
+        match self.0 {
+            LoopIsa::Vbmi(vbmi) => vbmi.make_planes(row, k, n, (at, from), planes),
+            LoopIsa::Avx2(avx2) => avx2.make_planes(row, k, n, (at, from), planes),
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        match (self.0, row, planes, k, n, at, from) {}
     }
 }
 

@@ -23,9 +23,9 @@ use core::arch::x86_64::*;
 use super::KeyLayout;
 use super::avx512::Avx512;
 use super::group::{
-    Blocks, CHUNK, Gathered, PLANE_GATHERED, PLANE_GATHERED_WIDE, PLANE_LANES, SMALL_RADIX, Work,
-    by_radix, counted_digits, found_digits, made_in_loop, pick_among, plane_lane, rank_among,
-    rank_digits, sort16,
+    Blocks, CHUNK, Gathered, OctetsAt, PLANE_GATHERED, PLANE_GATHERED_WIDE, PLANE_LANES,
+    SMALL_RADIX, Work, by_radix, counted_digits, found_digits, made_in_loop, pick_among,
+    plane_lane, rank_among, rank_digits, sort16,
 };
 
 /// `chunk_lines!(blocks, first, j, at)`: the 128 bytes from byte `at` of row `j`'s blocks of the
@@ -62,19 +62,18 @@ impl Avx2 {
         unsafe { forward_avx2(blocks, work, digits) }
     }
 
-    /// [`make_planes`] of value `k`'s octets `from` and `from + 1` from bytes `at` and `at + 1`
-    /// of block row `row`.
+    /// [`make_planes`] of value `k`'s octets that `place` says block row `row` holds.
     #[inline(always)]
     pub(super) fn make_planes(
         self,
         row: &[[u8; 16]],
         k: usize,
         n: usize,
-        at: (usize, isize),
+        place: OctetsAt,
         planes: &mut [u64],
     ) {
         // SAFETY: as for `forward`.
-        unsafe { make_planes(row, k, n, at, planes) }
+        unsafe { make_planes(row, k, n, place, planes) }
     }
 
     /// π⁻¹ from the planes of the keys' two leading octets ([`plane_rank`]), for every lane
@@ -271,14 +270,13 @@ fn forward_octets(
     }
 }
 
-/// Writes octets `from` and `from + 1` (those of them in 0 and 1, sign-flipped) of value `k`
-/// into [`Blocks::with_planes`]' planes, [`PLANE_LANES`] lanes a vector in [`plane_lane`]
-/// order, from bytes `at` and `at + 1` of each lane's block in row `row` (`(at, from)` is
-/// `shift`). The lanes' 32-bit words from byte `at` are interleaved down to one vector per 32
-/// lanes, whose first two octets are then shuffled apart.
+/// Writes the octets (sign-flipped) of value `k` that `place` says block row `row` holds into
+/// [`Blocks::with_planes`]' planes, [`PLANE_LANES`] lanes a vector in [`plane_lane`] order. The
+/// lanes' 32-bit words from byte `place.at` are interleaved down to one vector per 32 lanes,
+/// whose first two octets are then shuffled apart.
 #[target_feature(enable = "avx2")]
-fn make_planes(row: &[[u8; 16]], k: usize, n: usize, shift: (usize, isize), planes: &mut [u64]) {
-    let (at, from) = shift;
+fn make_planes(row: &[[u8; 16]], k: usize, n: usize, place: OctetsAt, planes: &mut [u64]) {
+    let at = place.at;
     debug_assert!(at < 15);
     let split = _mm256_setr_epi8(
         0, 4, 8, 12, 1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1, //
@@ -317,7 +315,7 @@ fn make_planes(row: &[[u8; 16]], k: usize, n: usize, shift: (usize, isize), plan
         .into_iter()
         .enumerate()
         {
-            let Ok(o @ 0..2) = usize::try_from(from + o as isize) else {
+            let Some(o) = place.plane(o) else {
                 continue;
             };
             let (rows, _) = planes.as_chunks_mut::<4>();

@@ -7,9 +7,9 @@ use core::arch::x86_64::*;
 
 use super::KeyLayout;
 use super::group::{
-    BUCKET_SHIFT, Blocks, CHUNK, Counts, Gathered, MARK_WORDS, Marks, PLANE_LANES, Passes, Picked,
-    SMALL_RADIX, Work, by_chunks, by_radix, counted_digits, found_digits, plane_lane, rank_digits,
-    sort16,
+    BUCKET_SHIFT, Blocks, CHUNK, Counts, Gathered, MARK_WORDS, Marks, OctetsAt, PLANE_LANES,
+    Passes, Picked, SMALL_RADIX, Work, by_chunks, by_radix, counted_digits, found_digits,
+    plane_lane, rank_digits, sort16,
 };
 
 cpufeatures::new!(avx512_cpu, "avx512f", "avx512bw", "avx512vl");
@@ -95,37 +95,35 @@ impl Vbmi {
         unsafe { make_row_keys(layout, k, row, keys) }
     }
 
-    /// [`make_planes`] of value `k`'s octets `from` and `from + 1` from bytes `at` and `at + 1`
-    /// of block row `row`.
+    /// [`make_planes`] of value `k`'s octets that `place` says block row `row` holds.
     #[inline(always)]
     pub(super) fn make_planes(
         self,
         row: &[[u8; 16]],
         k: usize,
         n: usize,
-        at: (usize, isize),
+        place: OctetsAt,
         planes: &mut [u64],
     ) {
         // SAFETY: `self` exists only where the CPU has the features `make_planes` is built with.
-        unsafe { make_planes(row, k, n, at, planes) }
+        unsafe { make_planes(row, k, n, place, planes) }
     }
 }
 
-/// AVX2's `make_planes` by byte permutes: the same planes (octets `from` and `from + 1` of those
-/// in 0 and 1, top bit flipped, of value `k` from bytes `at` and `at + 1` of each lane's block
-/// in row `row`, `(at, from)` being `shift`; [`PLANE_LANES`] lanes a vector in [`plane_lane`]
-/// order) from fewer instructions. Each 32 lanes' two octets are picked from pairs of vectors
-/// (eight blocks), the pairs' picks blended into one vector, and that put in plane order.
+/// AVX2's `make_planes` by byte permutes: the same planes (the octets, top bit flipped, of value
+/// `k` that `place` says block row `row` holds; [`PLANE_LANES`] lanes a vector in
+/// [`plane_lane`] order) from fewer instructions. Each 32 lanes' two octets are picked from
+/// pairs of vectors (eight blocks), the pairs' picks blended into one vector, and that put in
+/// plane order.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn make_planes(row: &[[u8; 16]], k: usize, n: usize, shift: (usize, isize), planes: &mut [u64]) {
-    let (at, from) = shift;
-    debug_assert!(at < 15);
+fn make_planes(row: &[[u8; 16]], k: usize, n: usize, place: OctetsAt, planes: &mut [u64]) {
+    debug_assert!(place.at < 15);
     // Bytes `at` and `at + 1` of the eight blocks of two vectors, block by block, in every
     // 128-bit lane; then the first of the lanes in plane order and the second, from the picks of
     // pair t in lane t.
     const PAIRS: [u8; 64] = table(false);
     const OCTETS: [u8; 64] = table(true);
-    let pairs = _mm512_add_epi8(load_bytes(&PAIRS), _mm512_set1_epi8(at as i8));
+    let pairs = _mm512_add_epi8(load_bytes(&PAIRS), _mm512_set1_epi8(place.at as i8));
     let octets = load_bytes(&OCTETS);
     let sign = _mm512_set1_epi8(i8::MIN);
     let (rows, _) = planes.as_chunks_mut::<4>();
@@ -147,7 +145,7 @@ fn make_planes(row: &[[u8; 16]], k: usize, n: usize, shift: (usize, isize), plan
         .into_iter()
         .enumerate()
         {
-            let Ok(o @ 0..2) = usize::try_from(from + o as isize) else {
+            let Some(o) = place.plane(o) else {
                 continue;
             };
             // SAFETY: a row of planes is 32 writable bytes; the store is unaligned.

@@ -377,42 +377,66 @@ impl Planes {
     /// [`planes_in_loop`].
     #[inline(always)]
     pub(crate) fn make(self, layout: &KeyLayout, j: usize, row: &[[u8; 16]], planes: &mut [u64]) {
-        let b = layout.bytes_per_value();
+        let (b, n) = (layout.bytes_per_value(), layout.n as usize);
         // Value k starts at byte k·b of the lane's keystream, octet 0 of its planes.
         let start = (16 * j).div_ceil(b);
         let at = start * b - 16 * j;
-        if at < 16 && start < layout.n as usize {
-            // From a block's last byte, octet 1 is the next row's first.
-            match at {
-                15 => self.make_octets(row, start, layout, 14, -1, planes),
-                _ => self.make_octets(row, start, layout, at, 0, planes),
-            }
+        if at < 16 && start < n {
+            self.make_octets(row, start, n, OctetsAt::starting(at), planes);
         }
-        if j > 0 && (16 * j - 1).is_multiple_of(b) && (16 * j - 1) / b < layout.n as usize {
-            self.make_octets(row, (16 * j - 1) / b, layout, 0, 1, planes);
+        if j > 0 && (16 * j - 1).is_multiple_of(b) && (16 * j - 1) / b < n {
+            self.make_octets(row, (16 * j - 1) / b, n, OctetsAt::SECOND_FIRST, planes);
         }
     }
 
-    /// The planes of value `k`'s octets `from` and `from + 1` (those in 0 and 1) from bytes `at`
-    /// and `at + 1` (at most 15) of each lane's block in `row`.
+    /// The planes of value `k` that `place` says `row` holds.
     #[inline(always)]
     fn make_octets(
         self,
         row: &[[u8; 16]],
         k: usize,
-        layout: &KeyLayout,
-        at: usize,
-        from: isize,
+        n: usize,
+        place: OctetsAt,
         planes: &mut [u64],
     ) {
-        let n = layout.n as usize;
         #[cfg(target_arch = "x86_64")]
         match self.0 {
-            LoopIsa::Vbmi(vbmi) => vbmi.make_planes(row, k, n, (at, from), planes),
-            LoopIsa::Avx2(avx2) => avx2.make_planes(row, k, n, (at, from), planes),
+            LoopIsa::Vbmi(vbmi) => vbmi.make_planes(row, k, n, place, planes),
+            LoopIsa::Avx2(avx2) => avx2.make_planes(row, k, n, place, planes),
         }
         #[cfg(not(target_arch = "x86_64"))]
-        match (self.0, row, planes, k, n, at, from) {}
+        match (self.0, row, planes, k, n, place) {}
+    }
+}
+
+/// Where a plane maker finds a value's octets in a block row: bytes `at` and `at + 1` of each
+/// lane's block are the value's octets `from` and `from + 1`, of which it writes those that are
+/// octet 0 or 1 ([`OctetsAt::plane`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct OctetsAt {
+    pub(super) at: usize,
+    from: isize,
+}
+
+impl OctetsAt {
+    /// The second octet of a value that started on the row before's last byte: this row's first.
+    const SECOND_FIRST: OctetsAt = OctetsAt { at: 0, from: 1 };
+
+    /// The octets of a value that starts at byte `at` of the row's blocks: both, or from the last
+    /// byte only the first.
+    fn starting(at: usize) -> OctetsAt {
+        match at {
+            15 => OctetsAt { at: 14, from: -1 },
+            _ => OctetsAt { at, from: 0 },
+        }
+    }
+
+    /// The plane (0 or 1) of the byte `at + byte` of each block, if the maker writes it.
+    #[inline(always)]
+    pub(super) fn plane(self, byte: usize) -> Option<usize> {
+        usize::try_from(self.from + byte as isize)
+            .ok()
+            .filter(|&o| o < 2)
     }
 }
 

@@ -17,8 +17,9 @@
 //! forward sorts each lane's keys by a network; above
 //! radix 16, forward searches the keys' two leading octets as the constant-time search does,
 //! stopping there once every lane's answer is the only key with its leading octets (else, over
-//! planes, such a lane is picked from its whole keys, and elsewhere the search goes on); over
-//! planes it reads the second octet off the few keys that share the first, in one pass.
+//! planes, such a lane is picked from the whole keys that share its first octet, and elsewhere
+//! the search goes on); over planes it reads the second octet off the few keys that share the
+//! first, in one pass.
 //! Constant-time lockstep runs the group kernel's constant-time passes up to radix 32 767 on
 //! every x86-64 and aarch64 CPU: π⁻¹ by a masked pivot and a count, π by a bitwise search over
 //! parts of keys: with AVX2 their leading two or three octets up to radix 256 (32 keys to a

@@ -533,15 +533,14 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             // that the selection loads rows of keys instead of building them from the stored
             // keystream (kept for ties).
             let whole = lanes == B::ParBlocksSize::USIZE;
-            let aligned = group::made_in_loop(&keyed);
             let room = |words: usize| self.keys.len() >= words + Work::words(n);
             // Or, above radix 16 where AVX2 runs, only their two leading octets.
             let planes = match whole && group::planes_in_loop(&keyed) {
-                true => self.layout.kernel.planes(n, lanes, forward, aligned),
+                true => self.layout.kernel.planes(n, lanes, forward),
                 false => None,
             }
             .filter(|_| room(Planes::words(n, lanes)));
-            let made = match whole && aligned && planes.is_none() {
+            let made = match whole && group::made_in_loop(&keyed) && planes.is_none() {
                 true => self.layout.kernel.made_keys(forward),
                 false => None,
             }

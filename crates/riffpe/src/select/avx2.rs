@@ -24,8 +24,8 @@ use super::KeyLayout;
 use super::avx512::Avx512;
 use super::group::{
     Blocks, CHUNK, Gathered, OctetsAt, PLANE_GATHERED, PLANE_GATHERED_WIDE, PLANE_LANES,
-    SMALL_RADIX, Work, by_radix, counted_digits, found_digits, made_in_loop, pick_among,
-    plane_lane, rank_among, rank_digits, sort16,
+    SMALL_RADIX, Work, by_radix, counted_digits, found_digits, lead_at, pick_among, plane_lane,
+    rank_among, rank_digits, sort16,
 };
 
 /// `chunk_lines!(blocks, first, j, at)`: the 128 bytes from byte `at` of row `j`'s blocks of the
@@ -196,8 +196,7 @@ impl Avx2 {
                 // SAFETY: as for `forward`.
                 unsafe { by_radix!(forward_small(blocks, work, digits)) }
             }
-            // Its ranking pass reads the blocks' leading words: values must start on a block.
-            (true, _) => match blocks.planes.filter(|_| made_in_loop(&blocks.layout)) {
+            (true, _) => match blocks.planes {
                 // SAFETY: as for `forward`.
                 Some(planes) => unsafe {
                     forward_planes_constant_time(blocks, planes, work, digits, wide)
@@ -644,9 +643,7 @@ fn plane_gather<const W: usize, const PER: usize>(
 /// (of its rank among the keys that share its two octets) and the lanes (bit `l` for lane `l`
 /// of the chunk) where another of those keys ties its leading bits, four lanes to a vector
 /// (AVX-512's `rank_planes` runs eight): each key's leading word read from the keystream by a
-/// pass over every value, with no address that depends on the keys. A lane's words, each with
-/// its index in place of its last bits, are shifted into its slots where `hits` marks them
-/// (bit p for lane [`plane_lane`]`(p)`).
+/// pass over every value, with no address that depends on the keys ([`kept_words`]).
 #[inline]
 #[target_feature(enable = "avx2")]
 fn rank_planes<const S: usize>(
@@ -655,38 +652,20 @@ fn rank_planes<const S: usize>(
     hits: &[u32],
     lanes: &[Gathered; PLANE_LANES],
 ) -> [([u64; CHUNK], u32); PLANE_LANES / CHUNK] {
-    // The unpacking below leaves lanes 0, 2, 1, 3 of four in the words of a vector: for the
-    // four from 4g, the planes' bits 2g, 2g + 1, 16 + 2g and 17 + 2g.
+    // The unpacking in `kept_words` leaves lanes 0, 2, 1, 3 of four in the words of a vector.
     const ORDER: [usize; 4] = [0, 2, 1, 3];
     let layout = &blocks.layout;
-    let zero = _mm256_setzero_si256();
-    let word_bits = _mm256_setr_epi64x(1, 2, 4, 8);
-    // A big-endian word's index bits (at most 8, its last byte).
-    let index_bits = _mm256_set1_epi64x((layout.index_mask() << 56) as i64);
-    let row_step = layout.bytes_per_value() * blocks.lanes;
+    let kept: [[__m256i; S]; PLANE_LANES / 4] = match layout.bytes_per_value() % 16 {
+        0 => core::array::from_fn(|g| kept_words::<S, true>(blocks, first + 4 * g, hits, g)),
+        _ => core::array::from_fn(|g| kept_words::<S, false>(blocks, first + 4 * g, hits, g)),
+    };
     let mut ranked = [([0u64; CHUNK], 0u32); PLANE_LANES / CHUNK];
-    for (g, four) in lanes.as_chunks::<4>().0.iter().enumerate() {
-        let mut slots = [zero; S];
-        let start = (first + 4 * g) * 16;
-        for (k, &bits) in hits.iter().enumerate() {
-            let (pair, _) = blocks.bytes[start + k * row_step..][..64].as_chunks::<32>();
-            // Words 0 of the four lanes' blocks (their value's leading bytes), index merged.
-            let word = _mm256_unpacklo_epi64(load_bytes(&pair[0]), load_bytes(&pair[1]));
-            let index = _mm256_set1_epi64x(((k as u64) << 56) as i64);
-            let word = _mm256_or_si256(_mm256_andnot_si256(index_bits, word), index);
-            let marks = i64::from(bits >> (2 * g) & 3 | (bits >> (16 + 2 * g) & 3) << 2);
-            let marks = _mm256_and_si256(_mm256_set1_epi64x(marks), word_bits);
-            let hit = _mm256_cmpeq_epi64(marks, word_bits);
-            for s in (1..S).rev() {
-                slots[s] = _mm256_blendv_epi8(slots[s], slots[s - 1], hit);
-            }
-            slots[0] = _mm256_blendv_epi8(slots[0], word, hit);
-        }
+    for (g, (four, slots)) in lanes.as_chunks::<4>().0.iter().zip(&kept).enumerate() {
         let of = |byte: &dyn Fn(&Gathered) -> u8| {
             let [a, b, c, d] = ORDER.map(|l| i64::from(byte(&four[l])));
             _mm256_setr_epi64x(a, b, c, d)
         };
-        let (found, tied) = rank_kept(layout, &slots, of(&|l| l.rank), of(&|l| l.count));
+        let (found, tied) = rank_kept(layout, slots, of(&|l| l.rank), of(&|l| l.count));
         let (mut words, chunk) = ([0u64; 4], &mut ranked[g / 2]);
         store4(&mut words, found);
         let tied = _mm256_movemask_pd(_mm256_castsi256_pd(tied)) as u32;
@@ -697,6 +676,69 @@ fn rank_planes<const S: usize>(
         }
     }
     ranked
+}
+
+/// The leading words of the keys of the four lanes from `first` on (the `g`-th four of a plane
+/// chunk, in the order 0, 2, 1, 3) that `hits` marks, at most `S` a lane, each with its index in
+/// place of its last bits: shifted into a lane's slots where its bit is set (bit p for lane
+/// [`plane_lane`]`(p)`). `ALIGNED`: every value starts a block (`bytes_per_value` a multiple of
+/// 16), so that its leading word is the block's first.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn kept_words<const S: usize, const ALIGNED: bool>(
+    blocks: &Blocks<'_>,
+    first: usize,
+    hits: &[u32],
+    g: usize,
+) -> [__m256i; S] {
+    let layout = &blocks.layout;
+    let zero = _mm256_setzero_si256();
+    // For the four from 4g, the planes' bits 2g, 2g + 1, 16 + 2g and 17 + 2g.
+    let word_bits = _mm256_setr_epi64x(1, 2, 4, 8);
+    // A big-endian word's index bits (at most 8, its last byte).
+    let index_bits = _mm256_set1_epi64x((layout.index_mask() << 56) as i64);
+    let blocks_per_value = layout.bytes_per_value() / 16;
+    let mut slots = [zero; S];
+    // The four lanes' blocks of row `j` from byte `at` on, as two vectors.
+    let pair = |j: usize, at: usize| {
+        let start = (j * blocks.lanes + first) * 16 + at;
+        let (pair, _) = blocks.bytes[start..][..64].as_chunks::<32>();
+        (load_bytes(&pair[0]), load_bytes(&pair[1]))
+    };
+    for (k, &bits) in hits.iter().enumerate() {
+        // The four lanes' leading words of value k (as `each_row` reads them, not swapped).
+        let (block, byte) = match ALIGNED {
+            true => (k * blocks_per_value, 0),
+            false => lead_at(layout, k),
+        };
+        let word = match byte {
+            // Within the block: loaded from the value's first byte (a value that does not
+            // start a block runs into the next row, so the loads stay in the keystream).
+            0..=8 => {
+                let (one, two) = pair(block, byte);
+                _mm256_unpacklo_epi64(one, two)
+            }
+            _ => {
+                let ((one, two), (three, four)) = (pair(block, 0), pair(block + 1, 0));
+                let shift = 8 * (byte % 8) as i64;
+                let (down, up) = (_mm_cvtsi64_si128(shift), _mm_cvtsi64_si128(64 - shift));
+                _mm256_or_si256(
+                    _mm256_srl_epi64(_mm256_unpackhi_epi64(one, two), down),
+                    _mm256_sll_epi64(_mm256_unpacklo_epi64(three, four), up),
+                )
+            }
+        };
+        let index = _mm256_set1_epi64x(((k as u64) << 56) as i64);
+        let word = _mm256_or_si256(_mm256_andnot_si256(index_bits, word), index);
+        let marks = i64::from(bits >> (2 * g) & 3 | (bits >> (16 + 2 * g) & 3) << 2);
+        let marks = _mm256_and_si256(_mm256_set1_epi64x(marks), word_bits);
+        let hit = _mm256_cmpeq_epi64(marks, word_bits);
+        for s in (1..S).rev() {
+            slots[s] = _mm256_blendv_epi8(slots[s], slots[s - 1], hit);
+        }
+        slots[0] = _mm256_blendv_epi8(slots[0], word, hit);
+    }
+    slots
 }
 
 /// Per word, the key of rank `rank` among the first `count` of the keys in `words` (big-endian,
@@ -1231,8 +1273,7 @@ fn each_row(blocks: &Blocks<'_>, first: usize, count: usize, mut f: impl FnMut(u
         }};
     }
     for k in 0..n {
-        let offset = k * blocks.layout.bytes_per_value();
-        let (block, byte) = (offset / 16, offset % 16);
+        let (block, byte) = lead_at(&blocks.layout, k);
         let lead: Row = match byte {
             0 => half!(lines!(block), false),
             // Within the block: loaded from the value's first byte, no shift.

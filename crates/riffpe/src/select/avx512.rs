@@ -8,7 +8,7 @@ use core::arch::x86_64::*;
 use super::KeyLayout;
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, Gathered, MARK_WORDS, Marks, OctetsAt, PLANE_LANES,
-    Passes, Picked, SMALL_RADIX, Work, by_chunks, by_radix, counted_digits, found_digits,
+    Passes, Picked, SMALL_RADIX, Work, by_chunks, by_radix, counted_digits, found_digits, lead_at,
     plane_lane, rank_digits, sort16,
 };
 
@@ -199,10 +199,16 @@ const fn table(octets: bool) -> [u8; 64] {
     table
 }
 
+/// Word `w` of chunk `q`'s vectors holds lane `8q + ORDER[w]`: its even lanes, then its odd
+/// ones, as the planes' bits come (see [`plane_lane`]).
+const ORDER: [usize; CHUNK] = [0, 2, 4, 6, 1, 3, 5, 7];
+
+/// The [`CHUNK`]s of a plane chunk.
+const CHUNKS: usize = PLANE_LANES / CHUNK;
+
 /// AVX2's `rank_planes` eight lanes to a vector instead of four: for the [`PLANE_LANES`] lanes
 /// from `first` on, each chunk's key that [`Gathered`] describes and the lanes where another of
-/// the keys that share its two octets ties its leading bits. A lane's words, each with its index
-/// in place of its last bits, are shifted into its slots where `hits` marks them.
+/// the keys that share its two octets ties its leading bits ([`kept_words`]).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn rank_planes<const S: usize>(
     blocks: &Blocks<'_>,
@@ -210,34 +216,11 @@ fn rank_planes<const S: usize>(
     hits: &[u32],
     lanes: &[Gathered; PLANE_LANES],
 ) -> [([u64; CHUNK], u32); PLANE_LANES / CHUNK] {
-    // Word w of chunk q's vectors holds lane 8q + ORDER[w]: its even lanes, then its odd
-    // ones, as the planes' bits come (see `plane_lane`).
-    const ORDER: [usize; CHUNK] = [0, 2, 4, 6, 1, 3, 5, 7];
-    const CHUNKS: usize = PLANE_LANES / CHUNK;
     let layout = &blocks.layout;
-    let zero = _mm512_setzero_si512();
-    // Words 0 of four lanes' blocks from each of two vectors, in ORDER.
-    let pick = _mm512_setr_epi64(0, 4, 8, 12, 2, 6, 10, 14);
-    // A big-endian word's index bits, and the index of value k there (at most 8 bits).
-    let index_bits = _mm512_set1_epi64((layout.index_mask() << 56) as i64);
-    let index = |k: usize| _mm512_set1_epi64(((k as u64) << 56) as i64);
-    let mut kept = [[zero; S]; CHUNKS];
-    let row_step = layout.bytes_per_value() * blocks.lanes;
-    for (k, &bits) in hits.iter().enumerate() {
-        let row = &blocks.bytes[first * 16 + k * row_step..][..PLANE_LANES * 16];
-        let (lines, _) = row.as_chunks::<64>();
-        for (q, slots) in kept.iter_mut().enumerate() {
-            let (one, two) = (load_bytes(&lines[2 * q]), load_bytes(&lines[2 * q + 1]));
-            let word = _mm512_permutex2var_epi64(one, pick, two);
-            // The index's bits from `index(k)`, the rest from the word.
-            let word = _mm512_ternarylogic_epi64::<0xca>(index_bits, index(k), word);
-            let hit = (bits >> (4 * q) & 0xf | (bits >> (16 + 4 * q) & 0xf) << 4) as __mmask8;
-            for s in (1..S).rev() {
-                slots[s] = _mm512_mask_mov_epi64(slots[s], hit, slots[s - 1]);
-            }
-            slots[0] = _mm512_mask_mov_epi64(slots[0], hit, word);
-        }
-    }
+    let kept = match layout.bytes_per_value() % 16 {
+        0 => kept_words::<S, true>(blocks, first, hits),
+        _ => kept_words::<S, false>(blocks, first, hits),
+    };
     core::array::from_fn(|q| {
         let lanes = &lanes[q * CHUNK..][..CHUNK];
         let of = |byte: &dyn Fn(&Gathered) -> u8| load(&ORDER.map(|l| u64::from(byte(&lanes[l]))));
@@ -251,6 +234,74 @@ fn rank_planes<const S: usize>(
         }
         (keys, ties)
     })
+}
+
+/// The leading words of the keys of each chunk of the plane chunk from lane `first` on (lanes in
+/// [`ORDER`]) that `hits` marks, at most `S` a lane, each with its index in place of its last
+/// bits: shifted into a lane's slots where its bit is set (bit p for lane
+/// [`plane_lane`]`(p)`). `ALIGNED`: every value starts a block (`bytes_per_value` a multiple of
+/// 16), so that its leading word is the block's first.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn kept_words<const S: usize, const ALIGNED: bool>(
+    blocks: &Blocks<'_>,
+    first: usize,
+    hits: &[u32],
+) -> [[__m512i; S]; CHUNKS] {
+    let layout = &blocks.layout;
+    let zero = _mm512_setzero_si512();
+    // Words 0 (or 1) of four lanes' blocks from each of two vectors, in ORDER.
+    let pick = _mm512_setr_epi64(0, 4, 8, 12, 2, 6, 10, 14);
+    let second = _mm512_setr_epi64(1, 5, 9, 13, 3, 7, 11, 15);
+    // A big-endian word's index bits, and the index of value k there (at most 8 bits).
+    let index_bits = _mm512_set1_epi64((layout.index_mask() << 56) as i64);
+    let index = |k: usize| _mm512_set1_epi64(((k as u64) << 56) as i64);
+    let mut kept = [[zero; S]; CHUNKS];
+    let blocks_per_value = layout.bytes_per_value() / 16;
+    // The lanes' blocks of row `j` from byte `at` on, as lines of four.
+    let lines = |j: usize, at: usize| {
+        let start = (j * blocks.lanes + first) * 16 + at;
+        let (lines, _) = blocks.bytes[start..][..PLANE_LANES * 16].as_chunks::<64>();
+        lines
+    };
+    let picked = |lines: &[[u8; 64]], q: usize, pick: __m512i| {
+        let (one, two) = (load_bytes(&lines[2 * q]), load_bytes(&lines[2 * q + 1]));
+        _mm512_permutex2var_epi64(one, pick, two)
+    };
+    for (k, &bits) in hits.iter().enumerate() {
+        // Each chunk's leading words of value k, as AVX2's `kept_words` reads them.
+        let (block, byte) = match ALIGNED {
+            true => (k * blocks_per_value, 0),
+            false => lead_at(layout, k),
+        };
+        let words: [__m512i; CHUNKS] = match byte {
+            // Within the block: loaded from the value's first byte (a value that does not
+            // start a block runs into the next row, so the loads stay in the keystream).
+            0..=8 => {
+                let lines = lines(block, byte);
+                core::array::from_fn(|q| picked(lines, q, pick))
+            }
+            _ => {
+                let shift = 8 * (byte % 8) as i64;
+                let (down, up) = (_mm_cvtsi64_si128(shift), _mm_cvtsi64_si128(64 - shift));
+                let (this, next) = (lines(block, 0), lines(block + 1, 0));
+                core::array::from_fn(|q| {
+                    let high = _mm512_srl_epi64(picked(this, q, second), down);
+                    _mm512_or_si512(high, _mm512_sll_epi64(picked(next, q, pick), up))
+                })
+            }
+        };
+        for (q, (slots, word)) in kept.iter_mut().zip(words).enumerate() {
+            // The index's bits from `index(k)`, the rest from the word.
+            let word = _mm512_ternarylogic_epi64::<0xca>(index_bits, index(k), word);
+            let hit = (bits >> (4 * q) & 0xf | (bits >> (16 + 4 * q) & 0xf) << 4) as __mmask8;
+            for s in (1..S).rev() {
+                slots[s] = _mm512_mask_mov_epi64(slots[s], hit, slots[s - 1]);
+            }
+            slots[0] = _mm512_mask_mov_epi64(slots[0], hit, word);
+        }
+    }
+    kept
 }
 
 /// Per word, the key of rank `rank` among the first `count` of the keys in `words` (big-endian,
@@ -375,8 +426,7 @@ fn narrow_lead(blocks: &Blocks<'_>, first: usize, k: usize) -> __m512i {
             _mm512_permutex2var_epi32(c, words, d),
         )
     };
-    let offset = k * blocks.layout.bytes_per_value();
-    let (block, byte) = (offset / 16, offset % 16);
+    let (block, byte) = lead_at(&blocks.layout, k);
     let lead = if byte <= 12 {
         pack(block, byte)
     } else {

@@ -9,8 +9,8 @@
 //! operations. Where each value starts a block (`bytes_per_value` a multiple of 16), the AES
 //! loop can make every value's key as it writes the block ([`make_row_keys`]), and the rows are
 //! then read from those keys ([`Blocks::with_keys`]), or, for AVX2's passes above radix 16,
-//! only their two leading octets ([`Planes`], [`Blocks::with_planes`]), which the fast passes
-//! read for any `bytes_per_value` from 16 on ([`planes_in_loop`]). The engine uses this
+//! only their two leading octets ([`Planes`], [`Blocks::with_planes`]), which are made for any
+//! `bytes_per_value` from 16 on ([`planes_in_loop`]). The engine uses this
 //! on x86-64 CPUs found at run time to have AVX-512 or AVX2 (`Kernel::detect`); the passes the
 //! compiler vectorized badly are written with their intrinsics (`avx512`, `avx2`). The portable
 //! passes in the tests are the reference those are tested against; the shared code here
@@ -277,8 +277,7 @@ pub(crate) fn made_in_loop(layout: &KeyLayout) -> bool {
 /// Whether a step of `layout` has its keys' two leading octets made as planes as the AES loop
 /// writes the keystream ([`Planes`]): wherever a value starts, its octets lie in one block row
 /// or, from a block's last byte, in two; so any `bytes_per_value` of at least 16 (at most one
-/// value starts a row), and the radix at most [`MADE_KEYS_MAX_RADIX`]. Only fast selection reads
-/// them where values do not start on a block ([`made_in_loop`]).
+/// value starts a row), and the radix at most [`MADE_KEYS_MAX_RADIX`].
 #[inline]
 pub(crate) fn planes_in_loop(layout: &KeyLayout) -> bool {
     layout.bytes_per_value() >= 16 && layout.n <= MADE_KEYS_MAX_RADIX
@@ -302,6 +301,14 @@ fn value_started(layout: &KeyLayout, j: usize) -> Option<usize> {
     let blocks_per_value = layout.bytes_per_value() / 16;
     j.is_multiple_of(blocks_per_value)
         .then_some(j / blocks_per_value)
+}
+
+/// Where value `k` starts in the keystream's block rows: its row, and its byte in each lane's
+/// block there (from byte 9 on, its 8 leading bytes run into the next row's block).
+#[inline(always)]
+pub(super) fn lead_at(layout: &KeyLayout, k: usize) -> (usize, usize) {
+    let start = k * layout.bytes_per_value();
+    (start / 16, start % 16)
 }
 
 /// The instruction set that makes what the AES loop lays out besides the keystream

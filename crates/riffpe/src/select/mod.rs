@@ -33,8 +33,8 @@
 //! runs) and constant-time π read only the keys' two leading octets instead, which the AES loop
 //! lays out one byte a lane (`group::Planes`, by AVX-512 VBMI's byte permutes where the CPU has
 //! them, else AVX2's shuffles): an eighth of the keys' bytes, searched 32 lanes to a compare.
-//! The fast passes read them for any `bytes_per_value` from 16 on, values starting anywhere in a
-//! block (`group::planes_in_loop`); constant-time π only where each value starts a block.
+//! They are made for any `bytes_per_value` from 16 on, values starting anywhere in a block
+//! (`group::planes_in_loop`).
 //! Constant-time π then reads the leading words of the few keys of each lane that share the two
 //! octets it found, in a pass over every value, and ranks them against each other (with
 //! AVX-512, eight lanes to a vector).
@@ -253,16 +253,9 @@ impl Kernel {
     /// Whether a step of radix `n` with `lanes` lanes (a whole group) has its keys' two
     /// leading octets made as planes in the AES loop, for π (`forward`) or π⁻¹: above radix
     /// [`group::SMALL_RADIX`], where π runs AVX2's passes (every CPU with AVX2), both
-    /// directions read them first, and constant-time π searches them where every value starts
-    /// on a block (`aligned`: its ranking pass reads the blocks' leading words).
+    /// directions read them first, and constant-time π searches them.
     #[inline]
-    pub(crate) fn planes(
-        self,
-        n: u32,
-        lanes: usize,
-        forward: bool,
-        aligned: bool,
-    ) -> Option<group::Planes> {
+    pub(crate) fn planes(self, n: u32, lanes: usize, forward: bool) -> Option<group::Planes> {
         let fits = n as usize > group::SMALL_RADIX
             && n <= group::MAX_RADIX
             && lanes.is_multiple_of(group::PLANE_LANES);
@@ -275,12 +268,12 @@ impl Kernel {
             }) if fits => Some(group::Planes(isa)),
             #[cfg(target_arch = "x86_64")]
             Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(_, _, isa)))
-                if fits && forward && aligned =>
+                if fits && forward =>
             {
                 Some(group::Planes(isa))
             }
             _ => {
-                let _ = (fits, forward, aligned);
+                let _ = (fits, forward);
                 None
             }
         }

@@ -588,9 +588,14 @@ mod group {
         // its whole keys: in every lane, the smallest (or largest) keys share their two leading
         // octets with 0 to 5 others, two of them all eight octets if `tie`, and each of them is a
         // lane's key of rank x in turn. One more than are gathered takes the constant-time
-        // search over all octets.
+        // search over all octets. At b = 17 to 19 the keys start at many bytes of a block,
+        // some with their leading word in two blocks.
         let lanes = MAX_LANES;
-        for (n, b) in [(17usize, 16usize), (64, 32), (65, 16), (100, 16), (255, 16)] {
+        let unaligned = [(58, 17), (100, 18), (255, 19)];
+        for (n, b) in [(17usize, 16usize), (64, 32), (65, 16), (100, 16)]
+            .into_iter()
+            .chain(unaligned)
+        {
             let cases = (1..=6usize).flat_map(|sharing| {
                 [false, true].map(|tie| [false, true].map(|top| (sharing, tie, top)))
             });

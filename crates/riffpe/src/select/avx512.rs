@@ -253,14 +253,18 @@ fn kept_words<const S: usize, const ALIGNED: bool>(
     // Words 0 (or 1) of four lanes' blocks from each of two vectors, in ORDER.
     let pick = _mm512_setr_epi64(0, 4, 8, 12, 2, 6, 10, 14);
     let second = _mm512_setr_epi64(1, 5, 9, 13, 3, 7, 11, 15);
+    // Each block's bytes in order, as a byte shuffle.
+    let in_order = _mm512_broadcast_i32x4(_mm_setr_epi8(
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+    ));
     // A big-endian word's index bits, and the index of value k there (at most 8 bits).
     let index_bits = _mm512_set1_epi64((layout.index_mask() << 56) as i64);
     let index = |k: usize| _mm512_set1_epi64(((k as u64) << 56) as i64);
     let mut kept = [[zero; S]; CHUNKS];
     let blocks_per_value = layout.bytes_per_value() / 16;
-    // The lanes' blocks of row `j` from byte `at` on, as lines of four.
-    let lines = |j: usize, at: usize| {
-        let start = (j * blocks.lanes + first) * 16 + at;
+    // The lanes' blocks of row `j`, as lines of four.
+    let lines = |j: usize| {
+        let start = (j * blocks.lanes + first) * 16;
         let (lines, _) = blocks.bytes[start..][..PLANE_LANES * 16].as_chunks::<64>();
         lines
     };
@@ -275,16 +279,24 @@ fn kept_words<const S: usize, const ALIGNED: bool>(
             false => lead_at(layout, k),
         };
         let words: [__m512i; CHUNKS] = match byte {
-            // Within the block: loaded from the value's first byte (a value that does not
-            // start a block runs into the next row, so the loads stay in the keystream).
-            0..=8 => {
-                let lines = lines(block, byte);
+            0 => {
+                let lines = lines(block);
                 core::array::from_fn(|q| picked(lines, q, pick))
+            }
+            // Within the block: each block's bytes from the value's first moved to its front
+            // (loads from that byte would cross cache lines).
+            1..=8 => {
+                let lines = lines(block);
+                let from = _mm512_add_epi8(in_order, _mm512_set1_epi8(byte as i8));
+                core::array::from_fn(|q| {
+                    let line = |i: usize| _mm512_shuffle_epi8(load_bytes(&lines[i]), from);
+                    _mm512_permutex2var_epi64(line(2 * q), pick, line(2 * q + 1))
+                })
             }
             _ => {
                 let shift = 8 * (byte % 8) as i64;
                 let (down, up) = (_mm_cvtsi64_si128(shift), _mm_cvtsi64_si128(64 - shift));
-                let (this, next) = (lines(block, 0), lines(block + 1, 0));
+                let (this, next) = (lines(block), lines(block + 1));
                 core::array::from_fn(|q| {
                     let high = _mm512_srl_epi64(picked(this, q, second), down);
                     _mm512_or_si512(high, _mm512_sll_epi64(picked(next, q, pick), up))

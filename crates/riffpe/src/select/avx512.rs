@@ -273,7 +273,7 @@ fn kept_words<const S: usize, const ALIGNED: bool>(
         _mm512_permutex2var_epi64(one, pick, two)
     };
     for (k, &bits) in hits.iter().enumerate() {
-        // Each chunk's leading words of value k, as AVX2's `kept_words` reads them.
+        // Each chunk's leading words of value k, in keystream byte order (`rank_kept` swaps).
         let (block, byte) = match ALIGNED {
             true => (k * blocks_per_value, 0),
             false => lead_at(layout, k),

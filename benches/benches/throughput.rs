@@ -187,6 +187,8 @@ fn constant_time(c: &mut Criterion) {
         ("Riffpe(10,16) b=18", 10, 16, 18),
         ("Riffpe(36,8) b=16", 36, 8, 16),
         ("Riffpe(100,8) b=16", 100, 8, 16),
+        // The reference's 128-bit setting for radix 100: values do not start blocks.
+        ("Riffpe(100,8) b=18", 100, 8, 18),
         ("Riffpe(200,4) b=16", 200, 4, 16),
         ("Riffpe(256,4) b=16", 256, 4, 16),
         ("Riffpe(1000,3) b=19", 1000, 3, 19),

@@ -844,16 +844,11 @@ pub(super) fn pick_among(
     }
 }
 
-/// π(x) of lane `lane`, keys made from its keystream into `spare` and compared in full where
-/// leading bits tie.
+/// π(x) of lane `lane`: [`pick_among`] all of its keys.
 #[cold]
 #[inline(never)]
 pub(super) fn pick_exact(blocks: &Blocks<'_>, lane: usize, spare: &mut [u64], x: u32) -> u32 {
-    let keys = &mut spare[..blocks.layout.n as usize];
-    for (k, key) in keys.iter_mut().enumerate() {
-        *key = blocks.key(lane, k);
-    }
-    nth_exact(blocks, lane, keys, x.into())
+    pick_among(blocks, lane, 0..blocks.layout.n as usize, 0, spare, x)
 }
 
 /// Each lane's rank, from the count of keys below its pivot, unless another key shares the
@@ -892,13 +887,11 @@ pub(super) fn rank_among(
     below + among.filter(less).count() as u32
 }
 
-/// The rank of `pivot` among lane `lane`'s keys, compared in full where leading bits tie.
+/// The rank of `pivot` among lane `lane`'s keys: [`rank_among`] all of them.
 #[cold]
 #[inline(never)]
 pub(super) fn rank_exact(blocks: &Blocks<'_>, lane: usize, pivot: u64) -> u32 {
-    (0..blocks.layout.n as usize)
-        .filter(|&k| blocks.cmp(lane, blocks.key(lane, k), pivot) == Ordering::Less)
-        .count() as u32
+    rank_among(blocks, lane, 0..blocks.layout.n as usize, 0, pivot)
 }
 
 /// A rank outside the bucket cannot happen: the bucket was chosen to hold it.

@@ -592,7 +592,7 @@ mod group {
         // some with their leading word in two blocks.
         let lanes = MAX_LANES;
         let unaligned = [(58, 17), (100, 18), (255, 19)];
-        for (n, b) in [(17usize, 16usize), (64, 32), (65, 16), (100, 16)]
+        for (n, b) in [(17usize, 16usize), (64, 32), (65, 16), (100, 16), (255, 16)]
             .into_iter()
             .chain(unaligned)
         {

@@ -453,7 +453,7 @@ impl CBCTweakablePRNG {
             out.extend_from_slice(&self.state);
         }
         let bytes = PyBytes::new(py, &out);
-        out.zeroize();
+        out.as_mut_slice().zeroize(); // one fill; a Vec is wiped byte by byte
         Ok(bytes)
     }
 

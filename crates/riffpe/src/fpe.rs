@@ -399,6 +399,13 @@ const STACK_KEYSTREAM: usize = 4096 + 16 + 64;
 /// …and radices up to 256 (a key and a bucket each).
 #[cfg(feature = "alloc")]
 const STACK_KEYS: usize = 512;
+/// A smaller stack scratch for small domains (keystreams up to 512 bytes: radix 32 at 16 bytes
+/// a value), which costs less to clear before a message and to wipe after it.
+#[cfg(feature = "alloc")]
+const SMALL_KEYSTREAM: usize = 512 + 16 + 64;
+/// Keys of [`SMALL_KEYSTREAM`]'s scratch.
+#[cfg(feature = "alloc")]
+const SMALL_KEYS: usize = 64;
 
 #[cfg(feature = "alloc")]
 impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
@@ -408,26 +415,42 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
         // A bad message is refused before any scratch is allocated.
         self.domain().check_message(message)?;
         let size = self.scratch_size();
-        if size.keystream_bytes <= STACK_KEYSTREAM && size.keys <= STACK_KEYS {
-            let mut keystream = [0u8; STACK_KEYSTREAM];
-            let mut keys = [0u64; STACK_KEYS];
-            let result = self.run(
-                Tweak::Fixed,
-                message,
-                &mut Scratch::new(&mut keystream, &mut keys),
-                direction,
-            );
-            #[cfg(feature = "zeroize")]
-            {
-                use zeroize::Zeroize;
-                keystream.zeroize();
-                keys.zeroize();
-            }
-            result
+        let fits =
+            |keystream: usize, keys: usize| size.keystream_bytes <= keystream && size.keys <= keys;
+        if fits(SMALL_KEYSTREAM, SMALL_KEYS) {
+            self.run_on_stack::<SMALL_KEYSTREAM, SMALL_KEYS>(message, direction)
+        } else if fits(STACK_KEYSTREAM, STACK_KEYS) {
+            self.run_on_stack::<STACK_KEYSTREAM, STACK_KEYS>(message, direction)
         } else {
             let mut buf = crate::ScratchBuf::for_message(self);
             self.run(Tweak::Fixed, message, &mut buf.scratch(), direction)
         }
+    }
+
+    /// Runs one message with `KEYSTREAM` bytes and `KEYS` keys of stack scratch (enough for
+    /// [`Fpe::scratch_size`]), wiped afterwards.
+    #[inline(always)]
+    fn run_on_stack<const KEYSTREAM: usize, const KEYS: usize>(
+        &self,
+        message: &mut [u32],
+        direction: Direction,
+    ) -> Result<(), MessageError> {
+        let mut keystream = [0u8; KEYSTREAM];
+        let mut keys = [0u64; KEYS];
+        let result = self.run(
+            Tweak::Fixed,
+            message,
+            &mut Scratch::new(&mut keystream, &mut keys),
+            direction,
+        );
+        #[cfg(feature = "zeroize")]
+        {
+            use zeroize::Zeroize;
+            // As slices: zeroize wipes an array (or a Vec) element by element.
+            keystream.as_mut_slice().zeroize();
+            keys.as_mut_slice().zeroize();
+        }
+        result
     }
 
     /// Encrypts one message in place under the fixed tweak.

@@ -113,8 +113,10 @@ mod owned {
     impl Drop for ScratchBuf {
         fn drop(&mut self) {
             use zeroize::Zeroize;
-            self.keystream.zeroize();
-            self.keys.zeroize();
+            // As slices, one fill each (a Vec is wiped element by element). Nothing is ever
+            // written past the length, so the spare capacity holds no keystream.
+            self.keystream.as_mut_slice().zeroize();
+            self.keys.as_mut_slice().zeroize();
         }
     }
 }

@@ -290,9 +290,11 @@ impl Layout {
 
     /// What `lanes` messages in lockstep use: a keystream buffer, a CBC-MAC input and keys
     /// per lane (the keystream buffers first, then the CBC-MAC inputs); with more than one
-    /// lane, room for the group kernel's rows of one chunk beside every lane's keys.
+    /// lane, room for the group kernel's rows of one chunk beside every lane's keys; with one,
+    /// the slots that fast π files its keys into up to [`crate::select::SLOTTED_RADIX`].
     pub fn lanes_need(&self, lanes: usize) -> crate::ScratchSize {
-        let chunk_rows = match lanes {
+        let beside = match lanes {
+            1 if self.slotted() => crate::select::SLOTS,
             1 => 0,
             _ => group::Work::words(self.max_radix.min(group::MADE_KEYS_MAX_RADIX)),
         };
@@ -300,7 +302,22 @@ impl Layout {
             keystream_bytes: lanes.saturating_mul(self.lane_bytes_u64() as usize),
             keys: lanes
                 .saturating_mul(self.keys_stride())
-                .saturating_add(chunk_rows),
+                .saturating_add(beside),
         }
+    }
+
+    /// The least scratch that runs a lane: its keystream buffer, CBC-MAC input and keys, without
+    /// the slots of [`Layout::lanes_need`] (one message's fast π then files into a histogram).
+    pub fn lane_least(&self) -> crate::ScratchSize {
+        crate::ScratchSize {
+            keystream_bytes: self.lane_bytes_u64() as usize,
+            keys: self.keys_stride(),
+        }
+    }
+
+    /// Whether one message's fast π files the keys of every step into slots
+    /// ([`crate::select::Slotted`]), which sit after its keys.
+    pub fn slotted(&self) -> bool {
+        self.selection == crate::Selection::Fast && self.max_radix <= crate::select::SLOTTED_RADIX
     }
 }

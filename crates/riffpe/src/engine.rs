@@ -20,7 +20,7 @@ use cipher::{
 use crate::domain::{CACHE_LINE, Domain, Layout};
 use crate::select::group::{self, Blocks, Planes, Work};
 use crate::select::{
-    self, Arrivals, ConstantTimeGroup, Histogram, Kept, Kernel, KeyLayout, Selection,
+    self, Arrivals, ConstantTimeGroup, Histogram, Kept, Kernel, KeyLayout, Selection, Slotted,
 };
 use crate::{Aes, MessageError, Scratch, Tweak};
 
@@ -227,7 +227,7 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
         });
     }
     // As many lanes as the backend runs at once, the messages need and the scratch holds.
-    let one = layout.scratch_size(1);
+    let one = layout.lane_least();
     let fit = scratch.keystream.len() / one.keystream_bytes;
     if fit == 0 || scratch.keys.len() < one.keys {
         return Err(MessageError::ScratchTooSmall {
@@ -689,9 +689,15 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         // The chain is bound by AES latency: keys are made while the next block is in flight,
         // and filed by bucket, which spares selection a pass over all keys.
         let keystream = &mut self.keystream[..self.layout.keystream_stride()];
-        let (keys, counts) =
-            self.keys[..self.layout.keys_stride()].split_at_mut(self.layout.max_radix as usize);
-        let mut histogram = keyed.histogram(counts, count);
+        let (lane_keys, beside) = self.keys.split_at_mut(self.layout.keys_stride());
+        let (keys, counts) = lane_keys.split_at_mut(self.layout.max_radix as usize);
+        // Up to a radix, they are filed into slots by bucket instead, where the scratch has
+        // them (`Layout::lanes_need`).
+        let mut slotted = match count && keyed.slotted() {
+            true => beside.get_mut(..select::SLOTS).map(Slotted::new),
+            false => None,
+        };
+        let mut histogram = keyed.histogram(counts, count && slotted.is_none());
         // Constant-time π ranks the keys as they come, in the shadow of the chain, or keeps
         // them for a search after it.
         let mut arrivals = self.kept.as_mut().and_then(|kept| kept.step(keyed.n));
@@ -699,12 +705,18 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
             keys,
             histogram: &mut histogram,
             arrivals: arrivals.as_mut().map(Arrivals::reborrow),
+            slotted: slotted.as_mut(),
         };
         single_chain(self.backend, chain, blocks, &keyed, keystream, sink);
         let digit = &mut message[i];
-        *digit = match &mut arrivals {
-            Some(arrivals) => keyed.pick_arrived(keystream, keys, arrivals, *digit),
-            None => keyed.select_with(selection, keystream, keys, &histogram, forward, *digit),
+        *digit = match (&mut arrivals, &slotted) {
+            (Some(arrivals), _) => keyed.pick_arrived(keystream, keys, arrivals, *digit),
+            (None, Some(slotted)) => {
+                keyed.forward_slotted(keystream, slotted, keys, &mut histogram, *digit)
+            }
+            (None, None) => {
+                keyed.select_with(selection, keystream, keys, &histogram, forward, *digit)
+            }
         };
     }
 }
@@ -754,10 +766,12 @@ struct KeySink<'k, 'c> {
     keys: &'k mut [u64],
     histogram: &'k mut Histogram<'c>,
     arrivals: Option<Arrivals<'k>>,
+    slotted: Option<&'k mut Slotted<'c>>,
 }
 
 /// The keystream of one lane and its keys, generated block by block; the keys are filed into
-/// the histogram if it files keys, else stored in order (and kept as `arrivals` ask, if any).
+/// `slotted` if given, else into the histogram if it files keys, else stored in order (and
+/// kept as `arrivals` ask, if any).
 #[inline(always)]
 fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
     backend: &B,
@@ -771,6 +785,7 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
         keys,
         histogram,
         mut arrivals,
+        mut slotted,
     } = sink;
     let n = keyed.n as usize;
     let file = histogram.files();
@@ -786,7 +801,9 @@ fn single_chain<B: BlockCipherEncBackend<BlockSize = U16>>(
         let produced = (block + 1) * 16;
         while next < n && keyed.ready_at(next) <= produced {
             let key = keyed.key(keystream, next);
-            if file {
+            if let Some(slotted) = &mut slotted {
+                slotted.file(keyed, key);
+            } else if file {
                 keyed.file(keys, histogram, key);
             } else {
                 keys[next] = key;

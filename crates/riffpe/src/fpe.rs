@@ -295,6 +295,10 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
     /// where the lockstep kernels keep the keys they make in the AES loop, nor the room to
     /// start its rows on a cache line: size lockstep buffers by [`Fpe::lockstep_scratch_size`]
     /// or [`Fpe::scratch_size_for_lanes`] instead.
+    ///
+    /// With [`Selection::Fast`] up to radix 128 it includes 256 keys where π files each step's
+    /// keys by bucket; a buffer without them (a key per value and 16 more) runs one message
+    /// too, a little more slowly.
     pub fn scratch_size(&self) -> ScratchSize {
         self.layout.scratch_size(1)
     }
@@ -396,16 +400,16 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
 /// CBC-MAC input of up to four blocks)…
 #[cfg(feature = "alloc")]
 const STACK_KEYSTREAM: usize = 4096 + 16 + 64;
-/// …and radices up to 256 (a key and a bucket each).
+/// …and radices up to 256 (a key and a bucket each, and up to radix 128 fast π's slots).
 #[cfg(feature = "alloc")]
 const STACK_KEYS: usize = 512;
 /// A smaller stack scratch for small domains (keystreams up to 512 bytes: radix 32 at 16 bytes
 /// a value), which costs less to clear before a message and to wipe after it.
 #[cfg(feature = "alloc")]
 const SMALL_KEYSTREAM: usize = 512 + 16 + 64;
-/// Keys of [`SMALL_KEYSTREAM`]'s scratch.
+/// Keys of [`SMALL_KEYSTREAM`]'s scratch, with fast π's slots.
 #[cfg(feature = "alloc")]
-const SMALL_KEYS: usize = 64;
+const SMALL_KEYS: usize = 64 + crate::select::SLOTS;
 
 #[cfg(feature = "alloc")]
 impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {

@@ -6,7 +6,8 @@ pub struct ScratchSize {
     /// Bytes of keystream: `ceil(n · bytes_per_value / 16) · 16` for the largest radix `n`.
     pub keystream_bytes: usize,
     /// Selection keys (`u64`): a key per value of the largest radix, then its bucket
-    /// counts.
+    /// counts; for one message's fast selection up to radix 128, also 256 slots that its keys
+    /// are filed into by bucket.
     pub keys: usize,
 }
 

@@ -3,7 +3,7 @@
 use riffpe::integer::{DigitOrder, domain_size, from_digits, to_digits};
 use riffpe::{
     AnyFpe, Domain, MAX_SCRATCH_BYTES, MessageError, Riffpe, RiffpeX, Scratch, ScratchBuf,
-    SetupError, Tweak,
+    Selection, SetupError, Tweak,
 };
 
 const KEY: [u8; 16] = [0x11; 16];
@@ -196,6 +196,47 @@ fn scratch_smaller_than_a_keystream() {
     let (mut ks, mut keys) = (vec![0u8; need.keystream_bytes], vec![0u64; need.keys]);
     fpe.encrypt_with(Tweak::Fixed, &mut m, &mut Scratch::new(&mut ks, &mut keys))
         .unwrap();
+}
+
+/// Fast selection up to radix 128 asks for 256 keys more, where one message's π files its keys
+/// by bucket; without them (a key per value and 16 buckets) it gives the same results, and one
+/// key fewer still is too small.
+#[test]
+fn fast_scratch_without_the_slots() {
+    for (n, l, b) in [(10, 6, 16), (100, 8, 16), (100, 8, 18), (128, 4, 19)] {
+        let fpe = Riffpe::builder(n, l)
+            .bytes_per_value(b)
+            .selection(Selection::Fast)
+            .build(&KEY)
+            .unwrap();
+        let need = fpe.scratch_size();
+        let least = n as usize + 16;
+        assert_eq!(need.keys, least + 256, "radix {n}");
+        let messages: Vec<Vec<u32>> = (0..50u32)
+            .map(|s| (0..l as u32).map(|i| (s * 37 + i * 11) % n).collect())
+            .collect();
+        let mut ks = vec![0u8; need.keystream_bytes];
+        for size in [need.keys, least] {
+            let mut keys = vec![0u64; size];
+            for plain in &messages {
+                let (mut m, mut want) = (plain.clone(), plain.clone());
+                fpe.encrypt(&mut want).unwrap();
+                let mut scratch = Scratch::new(&mut ks, &mut keys);
+                fpe.encrypt_with(Tweak::Fixed, &mut m, &mut scratch)
+                    .unwrap();
+                assert_eq!(m, want, "radix {n}, {size} keys");
+                fpe.decrypt_with(Tweak::Fixed, &mut m, &mut scratch)
+                    .unwrap();
+                assert_eq!(&m, plain, "radix {n}, {size} keys");
+            }
+        }
+        let mut keys = vec![0u64; least - 1];
+        let mut m = messages[0].clone();
+        assert!(matches!(
+            fpe.encrypt_with(Tweak::Fixed, &mut m, &mut Scratch::new(&mut ks, &mut keys)),
+            Err(MessageError::ScratchTooSmall { keys_needed, .. }) if keys_needed == least
+        ));
+    }
 }
 
 #[test]

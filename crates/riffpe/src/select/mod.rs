@@ -101,7 +101,7 @@ use constant_time::SEARCHED_RADIX;
 use constant_time::{Quarters, RANKED_RADIX, Ranks};
 #[cfg(test)]
 use portable::MAX_BUCKETS;
-pub(crate) use portable::{Histogram, KeyLayout};
+pub(crate) use portable::{Histogram, KeyLayout, SLOTS, SLOTTED_RADIX, Slotted};
 
 /// How the permutation of a digit step is read off its keystream.
 ///

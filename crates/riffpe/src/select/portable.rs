@@ -16,6 +16,19 @@ const SMALL_RADIX: u32 = 255;
 /// Buckets up to this many keys are searched by counting ranks (quadratic, branch-free).
 const SMALL_BUCKET: usize = 16;
 
+/// Keys a bucket keeps in [`Slotted`].
+const BUCKET_SLOTS: usize = SMALL_BUCKET;
+
+/// [`Slotted`]'s slots: [`BUCKET_SLOTS`] for each of the 16 buckets.
+pub(crate) const SLOTS: usize = 16 * BUCKET_SLOTS;
+
+/// The largest radix whose one-message fast π files its keys into [`Slotted`]: up to it, the
+/// bucket that holds the x-th key outgrows its slots with probability below 0.6 %.
+pub(crate) const SLOTTED_RADIX: u32 = 128;
+
+// Slotted steps have the 16 buckets whose sizes fit the bytes of a u128.
+const _: () = assert!(SLOTTED_RADIX <= SMALL_RADIX);
+
 /// The constants of one digit step: radix, value length and how keys are laid out.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct KeyLayout {
@@ -174,6 +187,37 @@ impl KeyLayout {
     #[inline(always)]
     pub fn bucket(&self, key: u64) -> usize {
         (key >> self.bucket_shift) as usize
+    }
+
+    /// Whether one message's fast π files this step's keys into [`Slotted`].
+    #[inline(always)]
+    pub fn slotted(&self) -> bool {
+        self.n <= SLOTTED_RADIX
+    }
+
+    /// π(x) from every key of the step filed into `slotted` ([`KeyLayout::slotted`]). Should
+    /// the x-th key's bucket have outgrown its slots, the keys are made again from `keystream`
+    /// into `keys` and counted in `histogram` (empty, not filing), and π found from those.
+    #[inline(always)]
+    pub fn forward_slotted(
+        &self,
+        keystream: &[u8],
+        slotted: &Slotted<'_>,
+        keys: &mut [u64],
+        histogram: &mut Histogram<'_>,
+        x: u32,
+    ) -> u32 {
+        debug_assert!(self.slotted());
+        let sizes = slotted.sizes;
+        let (bucket, rank, size) =
+            super::group::find_bucket(sizes as u64, (sizes >> 64) as u64, u64::from(x));
+        let (bucket, size) = (bucket as usize, size as usize);
+        if size <= BUCKET_SLOTS {
+            let keys = &slotted.slots[bucket * BUCKET_SLOTS..][..size];
+            return self.pick(keystream, keys, rank as u32);
+        }
+        self.make_keys(keystream, keys, histogram, true);
+        self.forward(keystream, keys, histogram, x)
     }
 
     /// Whole pairs, for keys whose leading parts are equal.
@@ -357,6 +401,37 @@ impl KeyLayout {
             keys.filter(|&key| self.cmp(keystream, key, pivot) == Ordering::Less)
                 .count() as u32
         }
+    }
+}
+
+/// One message's keys of a step filed by bucket as they arrive, for fast π up to
+/// [`SLOTTED_RADIX`]: bucket `b`'s first [`BUCKET_SLOTS`] keys in order from slot
+/// `b·BUCKET_SLOTS`, and the 16 buckets' sizes in the bytes of a word that stays in registers.
+/// After the chain, the x-th key's bucket is found from the sizes and its keys read from their
+/// slots, with no links to follow and no store of a count to wait on.
+pub(crate) struct Slotted<'s> {
+    slots: &'s mut [u64],
+    sizes: u128,
+}
+
+impl<'s> Slotted<'s> {
+    /// Empty buckets over `slots` (at least [`SLOTS`] long; what they held is never read).
+    pub fn new(slots: &'s mut [u64]) -> Self {
+        Slotted {
+            slots: &mut slots[..SLOTS],
+            sizes: 0,
+        }
+    }
+
+    /// Files `key` (of a step [`KeyLayout::slotted`]) in its bucket.
+    #[inline(always)]
+    pub fn file(&mut self, layout: &KeyLayout, key: u64) {
+        let bucket = layout.bucket(key);
+        let size = (self.sizes >> (8 * bucket)) as usize & 0xff;
+        // A full bucket's later keys land on its last slot: its size, over BUCKET_SLOTS, sends
+        // π to the keystream instead. Sizes stay below 256, as n does.
+        self.slots[bucket * BUCKET_SLOTS + size.min(BUCKET_SLOTS - 1)] = key;
+        self.sizes += 1 << (8 * bucket);
     }
 }
 

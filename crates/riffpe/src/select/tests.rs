@@ -8,7 +8,9 @@ pub(crate) mod per_lane {
     extern crate std;
 
     use crate::select::constant_time::SEARCHED_RADIX_ZEN;
-    use crate::select::{KeyLayout, MAX_BUCKETS, Quarters, RANKED_RADIX, Ranks, Selection};
+    use crate::select::{
+        KeyLayout, MAX_BUCKETS, Quarters, RANKED_RADIX, Ranks, SLOTS, Selection, Slotted,
+    };
     use proptest::prelude::*;
     use std::vec::Vec;
 
@@ -76,6 +78,20 @@ pub(crate) mod per_lane {
                         layout.select_with(selection, &keystream, &mut keys, &histogram, false, k);
                     prop_assert_eq!(inverse, x, "π⁻¹({}), {:?}, n {}, b {}", k, selection, n, b);
                 }
+                if layout.slotted() {
+                    // Fast π of one message from keys filed into slots, over slots that hold
+                    // zeros (smaller than any key) where no key was filed; past 16 keys in the
+                    // x-th key's bucket (here when the alphabet is tiny), from the keystream.
+                    let mut slots = [0u64; SLOTS];
+                    let mut slotted = Slotted::new(&mut slots);
+                    for j in 0..n {
+                        slotted.file(&layout, layout.key(&keystream, j));
+                    }
+                    let mut histogram = layout.histogram(&mut counts, false);
+                    let forward =
+                        layout.forward_slotted(&keystream, &slotted, &mut keys, &mut histogram, x);
+                    prop_assert_eq!(forward, k, "π({}) slotted, n {}, b {}", x, n, b);
+                }
                 if n as u32 <= RANKED_RADIX {
                     // Constant-time π from ranks kept as the keys arrive (one message, below
                     // radix 48 or 112 as the CPU picks), and from the keys' quarters searched
@@ -105,6 +121,45 @@ pub(crate) mod per_lane {
                     "π⁻¹({}) from keystream",
                     k
                 );
+            }
+        }
+    }
+
+    /// One message's fast π from slots where the x-th key's bucket holds every key: 15 and 16
+    /// fill its slots, 17 and more outgrow them. The other buckets' slots hold stale keys.
+    #[test]
+    fn slotted_buckets_full_and_outgrown() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for n in [2, 15, 16, 17, 40, 128] {
+            for b in [3, 16, 18] {
+                let layout = KeyLayout::new(n as u32, b);
+                // Leading nibble 7: one bucket; the rest random, with slack past the last value.
+                let mut keystream: Vec<u8> = (0..n * b + 8)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        state as u8
+                    })
+                    .collect();
+                for k in 0..n {
+                    keystream[k * b] = 0x70 | keystream[k * b] & 0x0f;
+                }
+                let pi = plain_permutation(&keystream, n, b);
+                let mut slots = [u64::MAX / 3; SLOTS];
+                let mut slotted = Slotted::new(&mut slots);
+                for j in 0..n {
+                    slotted.file(&layout, layout.key(&keystream, j));
+                }
+                let (mut keys, mut counts) = (std::vec![0u64; n], [0u64; MAX_BUCKETS]);
+                for x in 0..n as u32 {
+                    let mut histogram = layout.histogram(&mut counts, false);
+                    assert_eq!(
+                        layout.forward_slotted(&keystream, &slotted, &mut keys, &mut histogram, x),
+                        pi[x as usize],
+                        "π({x}), n {n}, b {b}"
+                    );
+                }
             }
         }
     }

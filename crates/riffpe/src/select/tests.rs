@@ -125,8 +125,8 @@ pub(crate) mod per_lane {
         }
     }
 
-    /// One message's fast π from slots where the x-th key's bucket holds every key: 15 and 16
-    /// fill its slots, 17 and more outgrow them. The other buckets' slots hold stale keys.
+    /// One message's fast π from slots where one bucket holds every key: up to 16 fit its
+    /// slots (16 fill them), 17 and more outgrow them. The other buckets' slots hold stale keys.
     #[test]
     fn slotted_buckets_full_and_outgrown() {
         let mut state = 0x2545_f491_4f6c_dd1d_u64;

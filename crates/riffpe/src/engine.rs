@@ -694,7 +694,7 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
         // Up to a radix, they are filed into slots by bucket instead, where the scratch has
         // them (`Layout::lanes_need`).
         let mut slotted = match count && keyed.slotted() {
-            true => beside.get_mut(..select::SLOTS).map(Slotted::new),
+            true => beside.first_chunk_mut().map(Slotted::new),
             false => None,
         };
         let mut histogram = keyed.histogram(counts, count && slotted.is_none());

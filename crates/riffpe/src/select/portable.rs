@@ -410,17 +410,14 @@ impl KeyLayout {
 /// After the chain, the x-th key's bucket is found from the sizes and its keys read from their
 /// slots, with no links to follow and no store of a count to wait on.
 pub(crate) struct Slotted<'s> {
-    slots: &'s mut [u64],
+    slots: &'s mut [u64; SLOTS],
     sizes: u128,
 }
 
 impl<'s> Slotted<'s> {
-    /// Empty buckets over `slots` (at least [`SLOTS`] long; what they held is never read).
-    pub fn new(slots: &'s mut [u64]) -> Self {
-        Slotted {
-            slots: &mut slots[..SLOTS],
-            sizes: 0,
-        }
+    /// Empty buckets over `slots` (what they held is never read).
+    pub fn new(slots: &'s mut [u64; SLOTS]) -> Self {
+        Slotted { slots, sizes: 0 }
     }
 
     /// Files `key` (of a step [`KeyLayout::slotted`]) in its bucket.
@@ -438,8 +435,9 @@ impl<'s> Slotted<'s> {
 /// How many keys fall in each bucket of leading bits: per bucket, the count in the low 32 bits
 /// and, when keys are filed, the index of the last key filed there in the high 32.
 ///
-/// Counters live in memory: 16 byte-wide counters packed in a `u128` need a two-word variable
-/// shift per key.
+/// Counters live in memory here: 16 byte-wide counters packed in a `u128` need a two-word
+/// variable shift per key. [`Slotted`] packs them so for one message's keys, whose shifts run
+/// while its AES chain is in flight, so that no count after the chain waits on a store.
 pub(crate) struct Histogram<'c> {
     counts: &'c mut [u64],
     /// Keys are filed by bucket ([`KeyLayout::file`]), not only counted.

@@ -80,7 +80,7 @@ pub(crate) mod per_lane {
                 }
                 if layout.slotted() {
                     // Fast π of one message from keys filed into slots, over slots that hold
-                    // zeros (smaller than any key) where no key was filed; past 16 keys in the
+                    // zeros (no key is below them) where no key was filed; past 16 keys in the
                     // x-th key's bucket (here when the alphabet is tiny), from the keystream.
                     let mut slots = [0u64; SLOTS];
                     let mut slotted = Slotted::new(&mut slots);

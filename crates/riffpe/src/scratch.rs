@@ -53,9 +53,10 @@ pub use owned::ScratchBuf;
 mod owned {
     use super::{Scratch, ScratchSize};
     use crate::{Fpe, Radices};
-    use alloc::vec::Vec;
+    use alloc::{vec, vec::Vec};
     use cipher::BlockCipherEncrypt;
     use cipher::consts::U16;
+    use core::mem;
 
     /// Heap-backed scratch that grows to the largest size asked of it (feature `alloc`).
     ///
@@ -94,13 +95,19 @@ mod owned {
             buf
         }
 
-        /// Grows the buffers to at least `size` (to serve several ciphers, say).
+        /// Grows the buffers to at least `size` (to serve several ciphers, say). A buffer that
+        /// grows is replaced, the old one wiped (with the `zeroize` feature) before it is freed.
         pub fn reserve(&mut self, size: ScratchSize) {
+            // New buffers rather than `resize`, whose reallocation would free the old one
+            // with its keystream in it.
             if self.keystream.len() < size.keystream_bytes {
-                self.keystream.resize(size.keystream_bytes, 0);
+                wipe(mem::replace(
+                    &mut self.keystream,
+                    vec![0; size.keystream_bytes],
+                ));
             }
             if self.keys.len() < size.keys {
-                self.keys.resize(size.keys, 0);
+                wipe(mem::replace(&mut self.keys, vec![0; size.keys]));
             }
         }
 
@@ -113,11 +120,21 @@ mod owned {
     #[cfg(feature = "zeroize")]
     impl Drop for ScratchBuf {
         fn drop(&mut self) {
-            use zeroize::Zeroize;
-            // As slices, one fill each (a Vec is wiped element by element). Nothing is ever
-            // written past the length, so the spare capacity holds no keystream.
-            self.keystream.as_mut_slice().zeroize();
-            self.keys.as_mut_slice().zeroize();
+            wipe(mem::take(&mut self.keystream));
+            wipe(mem::take(&mut self.keys));
         }
     }
+
+    /// Wipes a buffer that is about to be freed.
+    #[cfg(feature = "zeroize")]
+    fn wipe<T: zeroize::DefaultIsZeroes>(mut buffer: Vec<T>) {
+        use zeroize::Zeroize;
+        // As a slice, in one fill (a Vec is wiped element by element). Nothing is ever
+        // written past the length, so the spare capacity holds no keystream.
+        buffer.as_mut_slice().zeroize();
+    }
+
+    /// Frees a buffer (wiped first with the `zeroize` feature).
+    #[cfg(not(feature = "zeroize"))]
+    fn wipe<T>(_buffer: Vec<T>) {}
 }

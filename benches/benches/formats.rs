@@ -1,9 +1,10 @@
 //! 1 M card numbers with separators (`4111 1111 1111 1111`, `5500-0000-0000-0004`) through the
 //! command's formatted-value pipeline (the function the binary runs, over an in-memory file),
 //! against the library's parallel rate for the same values: `FormatCipher::encrypt_many` over
-//! chunks spread on every core. The ratio of the two is the command's overhead. Both select
-//! with `Selection::Fast` (as the other groups do, and the command with `--selection fast`) and
-//! count their allocations per run (see `riffpe_benches::AllocationLog`).
+//! chunks spread on every core. The ratio of the two is the command's overhead. Then one card a
+//! call through `FormatCipher::encrypt` and `decrypt`. All select with `Selection::Fast` (as the
+//! other groups do, and the command with `--selection fast`) and count their allocations per run
+//! (see `riffpe_benches::AllocationLog`).
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -97,6 +98,30 @@ fn formats(c: &mut Criterion) {
             })
         },
     );
+    group.finish();
+
+    // One value a call, as a caller without batches runs: the core's one-message path, the
+    // format's parsing and rendering, and their allocations.
+    let group_name = "formats: one card a call";
+    let mut group = c.benchmark_group(group_name);
+    let log = AllocationLog::new(env!("CARGO_TARGET_TMPDIR"), group_name);
+    group.throughput(Throughput::Elements(1));
+    for (label, direction) in [
+        ("encrypt", Direction::Encrypt),
+        ("decrypt", Direction::Decrypt),
+    ] {
+        log.bench(&mut group, label, None, |b, count| {
+            let mut next = values.iter().cycle();
+            count.iter(b, || {
+                let value = next.next().expect("cycles");
+                match direction {
+                    Direction::Encrypt => cipher.encrypt(value),
+                    Direction::Decrypt => cipher.decrypt(value),
+                }
+                .expect("card")
+            })
+        });
+    }
     group.finish();
 }
 

@@ -43,15 +43,19 @@ pub(crate) struct Permutations(RiffpeX<Vec<u32>>);
 pub(crate) struct Scratch(ScratchBuf);
 
 impl Permutations {
-    /// Encrypts or decrypts one message under `tweak`.
+    /// Encrypts or decrypts one message under `tweak` (on the core's stack scratch when it
+    /// fits, as for every radix up to 256).
     pub(crate) fn apply(
         &self,
         tweak: &[u8],
         digits: &mut [u32],
         direction: Direction,
     ) -> Result<(), Error> {
-        let mut scratch = ScratchBuf::for_message(&self.0);
-        self.run(Tweak::Bytes(tweak), digits, direction, &mut scratch)
+        match direction {
+            Direction::Encrypt => self.0.encrypt_tweaked(tweak, digits),
+            Direction::Decrypt => self.0.decrypt_tweaked(tweak, digits),
+        }
+        .map_err(|e| core_error(e.into()))
     }
 
     /// Encrypts or decrypts messages stored back to back, each under its own tweak, in
@@ -64,24 +68,10 @@ impl Permutations {
         scratch: &mut Scratch,
     ) -> Result<(), Error> {
         scratch.0.reserve(self.0.lockstep_scratch_size());
-        self.run(
-            Tweak::PerMessage(tweaks),
-            messages,
-            direction,
-            &mut scratch.0,
-        )
-    }
-
-    fn run(
-        &self,
-        tweak: Tweak<'_>,
-        messages: &mut [u32],
-        direction: Direction,
-        scratch: &mut ScratchBuf,
-    ) -> Result<(), Error> {
+        let (tweak, scratch) = (Tweak::PerMessage(tweaks), &mut scratch.0.scratch());
         match direction {
-            Direction::Encrypt => self.0.encrypt_with(tweak, messages, &mut scratch.scratch()),
-            Direction::Decrypt => self.0.decrypt_with(tweak, messages, &mut scratch.scratch()),
+            Direction::Encrypt => self.0.encrypt_with(tweak, messages, scratch),
+            Direction::Decrypt => self.0.decrypt_with(tweak, messages, scratch),
         }
         .map_err(|e| core_error(e.into()))
     }

@@ -415,19 +415,24 @@ const SMALL_KEYS: usize = 64 + crate::select::SLOTS;
 impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
     /// Runs one message with stack scratch when the domain fits it (radix ≤ 256, keystream
     /// ≤ 4 KiB), else with a heap buffer for this call.
-    fn run_one(&self, message: &mut [u32], direction: Direction) -> Result<(), MessageError> {
+    fn run_one(
+        &self,
+        tweak: Tweak<'_>,
+        message: &mut [u32],
+        direction: Direction,
+    ) -> Result<(), MessageError> {
         // A bad message is refused before any scratch is allocated.
         self.domain().check_message(message)?;
         let size = self.scratch_size();
         let fits =
             |keystream: usize, keys: usize| size.keystream_bytes <= keystream && size.keys <= keys;
         if fits(SMALL_KEYSTREAM, SMALL_KEYS) {
-            self.run_on_stack::<SMALL_KEYSTREAM, SMALL_KEYS>(message, direction)
+            self.run_on_stack::<SMALL_KEYSTREAM, SMALL_KEYS>(tweak, message, direction)
         } else if fits(STACK_KEYSTREAM, STACK_KEYS) {
-            self.run_on_stack::<STACK_KEYSTREAM, STACK_KEYS>(message, direction)
+            self.run_on_stack::<STACK_KEYSTREAM, STACK_KEYS>(tweak, message, direction)
         } else {
             let mut buf = crate::ScratchBuf::for_message(self);
-            self.run(Tweak::Fixed, message, &mut buf.scratch(), direction)
+            self.run(tweak, message, &mut buf.scratch(), direction)
         }
     }
 
@@ -436,13 +441,14 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
     #[inline(always)]
     fn run_on_stack<const KEYSTREAM: usize, const KEYS: usize>(
         &self,
+        tweak: Tweak<'_>,
         message: &mut [u32],
         direction: Direction,
     ) -> Result<(), MessageError> {
         let mut keystream = [0u8; KEYSTREAM];
         let mut keys = [0u64; KEYS];
         let result = self.run(
-            Tweak::Fixed,
+            tweak,
             message,
             &mut Scratch::new(&mut keystream, &mut keys),
             direction,
@@ -464,12 +470,40 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
     /// scratch per call, which [`Fpe::encrypt_with`] and a reused
     /// [`ScratchBuf`](crate::ScratchBuf) avoid.
     pub fn encrypt(&self, message: &mut [u32]) -> Result<(), MessageError> {
-        self.run_one(message, Direction::Encrypt)
+        self.run_one(Tweak::Fixed, message, Direction::Encrypt)
     }
 
     /// Decrypts one message in place under the fixed tweak (scratch as in [`Fpe::encrypt`]).
     pub fn decrypt(&self, message: &mut [u32]) -> Result<(), MessageError> {
-        self.run_one(message, Direction::Decrypt)
+        self.run_one(Tweak::Fixed, message, Direction::Decrypt)
+    }
+
+    /// Encrypts one message in place under `tweak` instead of the fixed one (a row's own tweak,
+    /// say), with scratch as in [`Fpe::encrypt`]: what [`Fpe::new`] with that tweak and
+    /// [`Fpe::encrypt`] give, without a key schedule per tweak.
+    ///
+    /// ```
+    /// use riffpe::Riffpe;
+    ///
+    /// let key = [0x2b; 16];
+    /// let shared = Riffpe::new(10, 6, &key, b"")?;
+    /// let mut digits = [1, 2, 3, 4, 5, 6];
+    /// shared.encrypt_tweaked(b"row 7", &mut digits)?;
+    ///
+    /// let mut expected = [1, 2, 3, 4, 5, 6];
+    /// Riffpe::new(10, 6, &key, b"row 7")?.encrypt(&mut expected)?;
+    /// assert_eq!(digits, expected);
+    /// shared.decrypt_tweaked(b"row 7", &mut digits)?;
+    /// assert_eq!(digits, [1, 2, 3, 4, 5, 6]);
+    /// # Ok::<(), riffpe::Error>(())
+    /// ```
+    pub fn encrypt_tweaked(&self, tweak: &[u8], message: &mut [u32]) -> Result<(), MessageError> {
+        self.run_one(Tweak::Bytes(tweak), message, Direction::Encrypt)
+    }
+
+    /// Decrypts one message in place under `tweak`; see [`Fpe::encrypt_tweaked`].
+    pub fn decrypt_tweaked(&self, tweak: &[u8], message: &mut [u32]) -> Result<(), MessageError> {
+        self.run_one(Tweak::Bytes(tweak), message, Direction::Decrypt)
     }
 
     fn run_int<T: Integer>(
@@ -483,7 +517,7 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
         let mut digits = [0u32; 128];
         let digits = &mut digits[..self.digits()];
         crate::integer::to_digits(value, self.domain(), order, digits)?;
-        self.run_one(digits, direction)?;
+        self.run_one(Tweak::Fixed, digits, direction)?;
         crate::integer::from_digits(digits, self.domain(), order)
     }
 

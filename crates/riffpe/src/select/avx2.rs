@@ -606,8 +606,10 @@ fn by_lane((rank, count): ([u8; PLANE_LANES], [u8; PLANE_LANES])) -> [Gathered; 
 /// For the [`PLANE_LANES`] lanes of each of the `W` plane chunks from `c` on, in plane order
 /// ([`plane_lane`]), with no branch or address that depends on the keys or the digits: the rank
 /// of each lane's key of rank x among the keys that share its two octets, and how many there
-/// are; and in `hits[h][k]`, the lanes (bit p) of chunk `c + h` whose key k shares them. The
-/// octets are [`plane_octets`] (`narrowed` its scratch, `PER` sums a chunk).
+/// are; and in `hits[h][k]`, the lanes of chunk `c + h` whose key k shares them, by [`CHUNK`]:
+/// byte q's bits for plane bytes 4q to 4q + 3, then 16 + 4q to 19 + 4q (the q-th chunk's lanes in
+/// the order 0, 2, 4, 6, 1, 3, 5, 7). The octets are [`plane_octets`] (`narrowed` its scratch,
+/// `PER` sums a chunk).
 #[inline]
 #[target_feature(enable = "avx2")]
 fn plane_gather<const W: usize, const PER: usize>(
@@ -623,6 +625,7 @@ fn plane_gather<const W: usize, const PER: usize>(
     let x = core::array::from_fn(|h| plane_digits(&digits[h]));
     let found = plane_octets::<W, PER>(firsts, seconds, x, narrowed);
     let mut out = [([0; PLANE_LANES], [0; PLANE_LANES]); W];
+    let chunk_order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     for (h, (out, hits)) in out.iter_mut().zip(hits).enumerate() {
         let (first, second, rank) = found[h];
         let mut count = _mm256_setzero_si256();
@@ -631,7 +634,9 @@ fn plane_gather<const W: usize, const PER: usize>(
                 _mm256_cmpeq_epi8(load_vector(one, 0), first),
                 _mm256_cmpeq_epi8(load_vector(two, 0), second),
             );
-            *bits = _mm256_movemask_epi8(hit) as u32;
+            // Byte q for the q-th chunk's lanes, so that AVX-512 takes its lane masks whole.
+            let in_chunks = _mm256_permutevar8x32_epi32(hit, chunk_order);
+            *bits = _mm256_movemask_epi8(in_chunks) as u32;
             count = _mm256_sub_epi8(count, hit);
         }
         *out = (bytes_of(rank), bytes_of(count));
@@ -680,9 +685,9 @@ fn rank_planes<const S: usize>(
 
 /// The leading words of the keys of the four lanes from `first` on (the `g`-th four of a plane
 /// chunk, in the order 0, 2, 1, 3) that `hits` marks, at most `S` a lane, each with its index in
-/// place of its last bits: shifted into a lane's slots where its bit is set (bit p for lane
-/// [`plane_lane`]`(p)`). `ALIGNED`: every value starts a block (`bytes_per_value` a multiple of
-/// 16), so that its leading word is the block's first.
+/// place of its last bits: shifted into a lane's slots where its bit is set (bits by chunk, as
+/// [`plane_gather`] leaves them). `ALIGNED`: every value starts a block (`bytes_per_value` a
+/// multiple of 16), so that its leading word is the block's first.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn kept_words<const S: usize, const ALIGNED: bool>(
@@ -693,7 +698,8 @@ fn kept_words<const S: usize, const ALIGNED: bool>(
 ) -> [__m256i; S] {
     let layout = &blocks.layout;
     let zero = _mm256_setzero_si256();
-    // For the four from 4g, the planes' bits 2g, 2g + 1, 16 + 2g and 17 + 2g.
+    // For the four from 4g, in byte g / 2 of the hits: the two bits from bit 2 (g % 2) (its
+    // even lanes) and the two four bits above them (its odd lanes).
     let word_bits = _mm256_setr_epi64x(1, 2, 4, 8);
     // A big-endian word's index bits (at most 8, its last byte).
     let index_bits = _mm256_set1_epi64x((layout.index_mask() << 56) as i64);
@@ -730,7 +736,8 @@ fn kept_words<const S: usize, const ALIGNED: bool>(
         };
         let index = _mm256_set1_epi64x(((k as u64) << 56) as i64);
         let word = _mm256_or_si256(_mm256_andnot_si256(index_bits, word), index);
-        let marks = i64::from(bits >> (2 * g) & 3 | (bits >> (16 + 2 * g) & 3) << 2);
+        let at = 8 * (g / 2) + 2 * (g % 2);
+        let marks = i64::from(bits >> at & 3 | (bits >> (at + 4) & 3) << 2);
         let marks = _mm256_and_si256(_mm256_set1_epi64x(marks), word_bits);
         let hit = _mm256_cmpeq_epi64(marks, word_bits);
         for s in (1..S).rev() {

@@ -238,9 +238,9 @@ fn rank_planes<const S: usize>(
 
 /// The leading words of the keys of each chunk of the plane chunk from lane `first` on (lanes in
 /// [`ORDER`]) that `hits` marks, at most `S` a lane, each with its index in place of its last
-/// bits: shifted into a lane's slots where its bit is set (bit p for lane
-/// [`plane_lane`]`(p)`). `ALIGNED`: every value starts a block (`bytes_per_value` a multiple of
-/// 16), so that its leading word is the block's first.
+/// bits: shifted into a lane's slots where its bit is set (byte q of `hits` for chunk q, in
+/// [`ORDER`]). `ALIGNED`: every value starts a block (`bytes_per_value` a multiple of 16), so
+/// that its leading word is the block's first.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn kept_words<const S: usize, const ALIGNED: bool>(
@@ -306,7 +306,7 @@ fn kept_words<const S: usize, const ALIGNED: bool>(
         for (q, (slots, word)) in kept.iter_mut().zip(words).enumerate() {
             // The index's bits from `index(k)`, the rest from the word.
             let word = _mm512_ternarylogic_epi64::<0xca>(index_bits, index(k), word);
-            let hit = (bits >> (4 * q) & 0xf | (bits >> (16 + 4 * q) & 0xf) << 4) as __mmask8;
+            let hit = bits.to_le_bytes()[q];
             for s in (1..S).rev() {
                 slots[s] = _mm512_mask_mov_epi64(slots[s], hit, slots[s - 1]);
             }

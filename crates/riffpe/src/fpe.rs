@@ -480,7 +480,8 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
 
     /// Encrypts one message in place under `tweak` instead of the fixed one (a row's own tweak,
     /// say), with scratch as in [`Fpe::encrypt`]: what [`Fpe::new`] with that tweak and
-    /// [`Fpe::encrypt`] give, without a key schedule per tweak.
+    /// [`Fpe::encrypt`] give, without a key schedule per tweak (the tweak's set-up CBC-MAC runs
+    /// in each call).
     ///
     /// ```
     /// use riffpe::Riffpe;

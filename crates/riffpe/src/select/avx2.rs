@@ -699,7 +699,7 @@ fn kept_words<const S: usize, const ALIGNED: bool>(
     let layout = &blocks.layout;
     let zero = _mm256_setzero_si256();
     // For the four from 4g, in byte g / 2 of the hits: the two bits from bit 2 (g % 2) (its
-    // even lanes) and the two four bits above them (its odd lanes).
+    // even lanes) and the two bits four above those (its odd lanes).
     let word_bits = _mm256_setr_epi64x(1, 2, 4, 8);
     // A big-endian word's index bits (at most 8, its last byte).
     let index_bits = _mm256_set1_epi64x((layout.index_mask() << 56) as i64);

@@ -341,8 +341,9 @@ impl KeyLayout {
 
     /// π(x) from the ranks of all `n` keys, once the last keys that arrived are ranked, picked
     /// with masks. Key order is pair order except among keys whose leading bits tie, which sit
-    /// side by side in both orders; so only if the picked key ties with another (and keys are
-    /// not exact) is π(x) ranked again with whole values compared.
+    /// side by side in both orders; so only if the picked key ties with a key beside it (of
+    /// rank x − 1 or x + 1, picked in the same pass) and keys are not exact is π(x) ranked
+    /// again with whole values compared.
     #[inline(always)]
     pub(crate) fn pick_ranked(
         &self,
@@ -353,11 +354,22 @@ impl KeyLayout {
     ) -> u32 {
         let n = self.n as usize;
         ranks.finish(n);
-        let mut found = 0u64;
+        // The keys of rank x and of the ranks beside it: a key that ties the found one's
+        // leading bits lies beside it.
+        let (mut below, mut found, mut above) = (0u64, 0u64, 0u64);
+        let x = i64::from(x);
         for (&key, &rank) in ranks.keys[..n].iter().zip(&ranks.ranks[..n]) {
-            found |= key as u64 & mask(rank == i64::from(x));
+            below |= key as u64 & mask(rank == x - 1);
+            found |= key as u64 & mask(rank == x);
+            above |= key as u64 & mask(rank == x + 1);
         }
-        self.index_unless_tied(keystream, keys, found ^ SIGN, x)
+        let (below, found, above) = (below ^ SIGN, found ^ SIGN, above ^ SIGN);
+        let tied = (x > 0) & self.same_lead(below, found)
+            | (x + 1 < n as i64) & self.same_lead(above, found);
+        if !self.exact() && tied {
+            return self.pick(keystream, &keys[..n], x as u32);
+        }
+        (found & self.index_mask()) as u32
     }
 
     /// Keeps `key`, the key of value `j`, as the step's [`Arrivals`] ask.

@@ -43,8 +43,8 @@ pub(crate) struct Permutations(RiffpeX<Vec<u32>>);
 pub(crate) struct Scratch(ScratchBuf);
 
 impl Permutations {
-    /// Encrypts or decrypts one message under `tweak` (on the core's stack scratch when it
-    /// fits, as for every radix up to 256).
+    /// Encrypts or decrypts one message under `tweak`, on the core's stack scratch where the
+    /// domain fits it (see `riffpe::Fpe::encrypt`), else on a heap buffer for this call.
     pub(crate) fn apply(
         &self,
         tweak: &[u8],
@@ -68,7 +68,8 @@ impl Permutations {
         scratch: &mut Scratch,
     ) -> Result<(), Error> {
         scratch.0.reserve(self.0.lockstep_scratch_size());
-        let (tweak, scratch) = (Tweak::PerMessage(tweaks), &mut scratch.0.scratch());
+        let tweak = Tweak::PerMessage(tweaks);
+        let scratch = &mut scratch.0.scratch();
         match direction {
             Direction::Encrypt => self.0.encrypt_with(tweak, messages, scratch),
             Direction::Decrypt => self.0.decrypt_with(tweak, messages, scratch),

@@ -453,13 +453,8 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
             &mut Scratch::new(&mut keystream, &mut keys),
             direction,
         );
-        #[cfg(feature = "zeroize")]
-        {
-            use zeroize::Zeroize;
-            // As slices: zeroize wipes an array (or a Vec) element by element.
-            keystream.as_mut_slice().zeroize();
-            keys.as_mut_slice().zeroize();
-        }
+        crate::scratch::wipe(&mut keystream);
+        crate::scratch::wipe(&mut keys);
         result
     }
 

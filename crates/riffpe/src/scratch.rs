@@ -49,9 +49,21 @@ impl<'a> Scratch<'a> {
 #[cfg(feature = "alloc")]
 pub use owned::ScratchBuf;
 
+/// Wipes scratch that held keystream (with the `zeroize` feature): as a slice, in one fill,
+/// where `zeroize` wipes an array or a `Vec` element by element, a volatile store each.
+#[cfg(all(feature = "alloc", feature = "zeroize"))]
+pub(crate) fn wipe<T: zeroize::DefaultIsZeroes>(scratch: &mut [T]) {
+    use zeroize::Zeroize;
+    scratch.zeroize();
+}
+
+/// Without the `zeroize` feature, scratch is not wiped.
+#[cfg(all(feature = "alloc", not(feature = "zeroize")))]
+pub(crate) fn wipe<T>(_scratch: &mut [T]) {}
+
 #[cfg(feature = "alloc")]
 mod owned {
-    use super::{Scratch, ScratchSize};
+    use super::{Scratch, ScratchSize, wipe};
     use crate::{Fpe, Radices};
     use alloc::{vec, vec::Vec};
     use cipher::BlockCipherEncrypt;
@@ -101,13 +113,13 @@ mod owned {
             // New buffers rather than `resize`, whose reallocation would free the old one
             // with its keystream in it.
             if self.keystream.len() < size.keystream_bytes {
-                wipe(mem::replace(
+                wipe(&mut mem::replace(
                     &mut self.keystream,
                     vec![0; size.keystream_bytes],
                 ));
             }
             if self.keys.len() < size.keys {
-                wipe(mem::replace(&mut self.keys, vec![0; size.keys]));
+                wipe(&mut mem::replace(&mut self.keys, vec![0; size.keys]));
             }
         }
 
@@ -120,21 +132,9 @@ mod owned {
     #[cfg(feature = "zeroize")]
     impl Drop for ScratchBuf {
         fn drop(&mut self) {
-            wipe(mem::take(&mut self.keystream));
-            wipe(mem::take(&mut self.keys));
+            // Nothing is ever written past the length, so the spare capacity holds no keystream.
+            wipe(&mut self.keystream);
+            wipe(&mut self.keys);
         }
     }
-
-    /// Wipes a buffer that is about to be freed.
-    #[cfg(feature = "zeroize")]
-    fn wipe<T: zeroize::DefaultIsZeroes>(mut buffer: Vec<T>) {
-        use zeroize::Zeroize;
-        // As a slice, in one fill (a Vec is wiped element by element). Nothing is ever
-        // written past the length, so the spare capacity holds no keystream.
-        buffer.as_mut_slice().zeroize();
-    }
-
-    /// Frees a buffer (wiped first with the `zeroize` feature).
-    #[cfg(not(feature = "zeroize"))]
-    fn wipe<T>(_buffer: Vec<T>) {}
 }

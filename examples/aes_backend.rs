@@ -1,6 +1,7 @@
-//! Which AES Riffpe runs on here, picked at run time: on x86-64 CPUs with VAES and AVX2 but no
-//! AVX-512 (AMD Zen 3) Riffpe's own VAES-256 backend, elsewhere the `aes` crate's choice (AES-NI
-//! or VAES-512 on x86, the ARMv8 crypto extensions on aarch64, otherwise its constant-time
+//! Which AES Riffpe runs on here, picked at run time: on x86-64 CPUs with VAES, Riffpe's own
+//! backends (VAES-512 with AVX-512 as AMD Zen 4 and Zen 5 or Intel Ice Lake on have it; VAES-256
+//! with AVX2 but no AVX-512, as on AMD Zen 3), elsewhere the `aes` crate's choice (AES-NI on
+//! x86, the ARMv8 crypto extensions on aarch64, otherwise its constant-time
 //! software implementation: several times slower; a Raspberry Pi 4's Cortex-A72 has no crypto
 //! extensions, a Graviton1's has). A known-answer check from SPEC.md shows the backend computes
 //! Riffpe correctly.
@@ -68,6 +69,7 @@ fn backend(accelerated: bool, lanes: usize) -> String {
         return format!("software (constant-time fixslice), {lanes} blocks at once");
     }
     let name = match (env::consts::ARCH, lanes) {
+        ("x86_64", 64) if own_vaes512() => "VAES-512 (AVX-512, riffpe's own)",
         ("x86_64" | "x86", 64) => "VAES-512 (AVX-512, the aes crate)",
         ("x86_64", 16) => "VAES-256 (AVX2, riffpe's own)",
         ("x86_64" | "x86", 30) => "VAES-256 (AVX2, the aes crate built with target features)",
@@ -76,6 +78,21 @@ fn backend(accelerated: bool, lanes: usize) -> String {
         _ => "hardware",
     };
     format!("{name}, {lanes} blocks at once")
+}
+
+/// Whether riffpe runs its own VAES-512 backend here rather than the `aes` crate's: it asks
+/// for AVX-512 BW, VL and VBMI besides.
+fn own_vaes512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+            && std::arch::is_x86_feature_detected!("avx512vbmi")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// The `Key : value` line of `/proc/cpuinfo`.

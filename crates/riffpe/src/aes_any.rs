@@ -7,13 +7,19 @@ use core::fmt;
 use crate::SetupError;
 #[cfg(target_arch = "x86_64")]
 use crate::aes_vaes256;
+#[cfg(target_arch = "x86_64")]
+use crate::aes_vaes512;
+#[cfg(target_arch = "x86_64")]
+use crate::backend::Plain;
+use crate::backend::{LockstepClosure, OnAnyBackend};
 
 /// AES with the key size picked from the key: 16, 24 or 32 bytes.
 ///
-/// The hardware backend is picked at run time, once, when the key is expanded: 256-bit VAES of
-/// this crate's own on x86-64 CPUs with VAES and AVX2 but no AVX-512 (where the `aes` crate
-/// would run AES-NI), else the `aes` crate's choice (AES-NI, VAES with AVX-512, ARMv8 crypto
-/// extensions, or the constant-time software fallback). With the `zeroize` feature the
+/// The hardware backend is picked at run time, once, when the key is expanded: VAES of this
+/// crate's own on x86-64 CPUs with VAES and AVX-512 (512-bit, with lockstep's chains kept in
+/// registers from one row of keystream blocks to the next) or VAES and AVX2 but no AVX-512
+/// (256-bit, where the `aes` crate would run AES-NI), else the `aes` crate's choice (AES-NI,
+/// ARMv8 crypto extensions, or the constant-time software fallback). With the `zeroize` feature the
 /// expanded key is wiped on drop. `Debug` shows the key size only.
 ///
 /// ```
@@ -36,11 +42,26 @@ enum Inner {
     Vaes192(aes_vaes256::RoundKeys<13>),
     #[cfg(target_arch = "x86_64")]
     Vaes256(aes_vaes256::RoundKeys<15>),
+    #[cfg(target_arch = "x86_64")]
+    Wide128(aes_vaes512::RoundKeys<11>),
+    #[cfg(target_arch = "x86_64")]
+    Wide192(aes_vaes512::RoundKeys<13>),
+    #[cfg(target_arch = "x86_64")]
+    Wide256(aes_vaes512::RoundKeys<15>),
 }
 
 impl Aes {
     /// Expands `key`; errors unless it is 16, 24 or 32 bytes long.
     pub fn new_from_slice(key: &[u8]) -> Result<Self, SetupError> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(cpu) = aes_vaes512::Vaes512::detect() {
+            return Ok(Aes(match key.len() {
+                16 => Inner::Wide128(cpu.expand(key)),
+                24 => Inner::Wide192(cpu.expand(key)),
+                32 => Inner::Wide256(cpu.expand(key)),
+                len => return Err(SetupError::InvalidKeyLength { len }),
+            }));
+        }
         #[cfg(target_arch = "x86_64")]
         if let Some(cpu) = aes_vaes256::Vaes256::detect().filter(|cpu| cpu.beats_aes_crate()) {
             return Ok(Aes(match key.len() {
@@ -71,6 +92,36 @@ impl Aes {
             Inner::Vaes192(_) => 192,
             #[cfg(target_arch = "x86_64")]
             Inner::Vaes256(_) => 256,
+            #[cfg(target_arch = "x86_64")]
+            Inner::Wide128(_) => 128,
+            #[cfg(target_arch = "x86_64")]
+            Inner::Wide192(_) => 192,
+            #[cfg(target_arch = "x86_64")]
+            Inner::Wide256(_) => 256,
+        }
+    }
+
+    /// Runs lockstep's closure on this key's backend: as [`BlockCipherEncrypt`] does, but
+    /// with this crate's own backends able to run rows of chains their own way.
+    #[inline]
+    pub(crate) fn encrypt_with_lockstep_backend(&self, f: impl LockstepClosure) {
+        // One match per call: callers run a whole message inside one closure.
+        match &self.0 {
+            Inner::Aes128(c) => c.encrypt_with_backend(OnAnyBackend(f)),
+            Inner::Aes192(c) => c.encrypt_with_backend(OnAnyBackend(f)),
+            Inner::Aes256(c) => c.encrypt_with_backend(OnAnyBackend(f)),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes128(c) => c.encrypt_with_lockstep_backend(f),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes192(c) => c.encrypt_with_lockstep_backend(f),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Vaes256(c) => c.encrypt_with_lockstep_backend(f),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Wide128(c) => c.encrypt_with_lockstep_backend(f),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Wide192(c) => c.encrypt_with_lockstep_backend(f),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Wide256(c) => c.encrypt_with_lockstep_backend(f),
         }
     }
 }
@@ -99,6 +150,12 @@ impl BlockCipherEncrypt for Aes {
             Inner::Vaes192(c) => c.encrypt_with_backend(f),
             #[cfg(target_arch = "x86_64")]
             Inner::Vaes256(c) => c.encrypt_with_backend(f),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Wide128(c) => c.encrypt_with_lockstep_backend(Plain(f)),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Wide192(c) => c.encrypt_with_lockstep_backend(Plain(f)),
+            #[cfg(target_arch = "x86_64")]
+            Inner::Wide256(c) => c.encrypt_with_lockstep_backend(Plain(f)),
         }
     }
 }

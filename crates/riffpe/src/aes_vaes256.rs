@@ -1,5 +1,6 @@
 //! AES on 256-bit VAES for x86-64 CPUs that have VAES and AVX2 but not AVX-512, where the
-//! `aes` crate runs AES-NI one block per instruction: the crate's one AES file with `unsafe`.
+//! `aes` crate runs AES-NI one block per instruction (with `aes_vaes512`, the crate's AES files
+//! with `unsafe`).
 
 use core::arch::x86_64::*;
 
@@ -10,6 +11,8 @@ use cipher::{
     Block, BlockCipherEncBackend, BlockCipherEncClosure, BlockSizeUser, ParBlocks,
     ParBlocksSizeUser,
 };
+
+use crate::backend::{LockstepBackend, LockstepClosure, Plain};
 
 cpufeatures::new!(aes_avx2_cpu, "aes", "avx2");
 // The `aes` crate's own test for its VAES backends, which also asks for AVX-512 register state.
@@ -61,6 +64,12 @@ impl<const RK: usize> RoundKeys<RK> {
     /// Runs `f` with a backend compiled for AES-NI, AVX2 and VAES.
     #[inline]
     pub(crate) fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
+        self.encrypt_with_lockstep_backend(Plain(f));
+    }
+
+    /// [`RoundKeys::encrypt_with_backend`] for lockstep.
+    #[inline]
+    pub(crate) fn encrypt_with_lockstep_backend(&self, f: impl LockstepClosure) {
         let _ = self.cpu;
         // SAFETY: `self.cpu` proves the CPU has the features `run` is built with.
         unsafe { run(&self.round, f) }
@@ -76,7 +85,7 @@ impl<const RK: usize> Drop for RoundKeys<RK> {
 
 #[inline]
 #[target_feature(enable = "aes,avx2,vaes")]
-fn run<const RK: usize>(round: &[[u8; 16]; RK], f: impl BlockCipherEncClosure<BlockSize = U16>) {
+fn run<const RK: usize>(round: &[[u8; 16]; RK], f: impl LockstepClosure) {
     // SAFETY: each key is 16 readable bytes; the load is unaligned.
     let single = round.map(|key| unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
     let double = single.map(|key| _mm256_broadcastsi128_si256(key));
@@ -123,11 +132,15 @@ impl<const RK: usize> BlockCipherEncBackend for Backend<RK> {
     }
 }
 
+// Rows through memory: with 16 lanes the engine keeps its chains in registers itself.
+impl<const RK: usize> LockstepBackend for Backend<RK> {}
+
+/// One block, as every backend of this crate's own encrypts it.
 #[inline]
 #[target_feature(enable = "aes")]
-fn encrypt_one<const RK: usize>(
+pub(crate) fn encrypt_one<const RK: usize>(
     keys: &[__m128i; RK],
-    mut block: InOut<'_, '_, Block<Backend<RK>>>,
+    mut block: InOut<'_, '_, Block<aes::Aes128>>,
 ) {
     // SAFETY: a block is 16 readable bytes; the load is unaligned.
     let mut state = unsafe { _mm_loadu_si128(block.get_in().as_ptr().cast()) };
@@ -172,7 +185,7 @@ fn encrypt_par<const RK: usize>(
 /// FIPS-197 `KeyExpansion`, a word at a time, with `SubWord` done by AES-NI so that no table
 /// lookup depends on the key.
 #[target_feature(enable = "aes")]
-fn expand<const RK: usize>(key: &[u8]) -> [[u8; 16]; RK] {
+pub(crate) fn expand<const RK: usize>(key: &[u8]) -> [[u8; 16]; RK] {
     let nk = key.len() / 4;
     let mut words = [0u32; 60];
     for (word, bytes) in words.iter_mut().zip(key.chunks_exact(4)) {
@@ -211,7 +224,7 @@ fn sub_word(word: u32) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     extern crate std;
 
     use super::*;
@@ -265,7 +278,8 @@ mod tests {
         out
     }
 
-    fn reference(key: &[u8], blocks: &[[u8; 16]]) -> Vec<[u8; 16]> {
+    /// `blocks` encrypted one at a time by the `aes` crate under `key`.
+    pub(crate) fn reference(key: &[u8], blocks: &[[u8; 16]]) -> Vec<[u8; 16]> {
         fn each<C: BlockCipherEncrypt<BlockSize = U16>>(
             c: C,
             blocks: &[[u8; 16]],

@@ -10,15 +10,15 @@
 //! the backend is chosen once.
 
 use cipher::consts::U16;
-use cipher::inout::{InOut, InOutBuf};
 use cipher::typenum::Unsigned;
 use cipher::{
     Array, Block, BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser,
     ParBlocks,
 };
 
+use crate::backend::{EachRow, LockstepBackend, LockstepClosure, OnAnyBackend};
 use crate::domain::{CACHE_LINE, Domain, Layout};
-use crate::select::group::{self, Blocks, Planes, Work};
+use crate::select::group::{self, Blocks, MadeKeys, Planes, Work};
 use crate::select::{
     self, Arrivals, ConstantTimeGroup, Histogram, Kept, Kernel, KeyLayout, Selection, Slotted,
 };
@@ -181,13 +181,13 @@ pub(crate) type Runner<C> = fn(&C, Lockstep<'_>);
 
 /// The [`Runner`] of any cipher, compiled where the cipher type is chosen.
 pub(crate) fn on_backend<C: BlockCipherEncrypt<BlockSize = U16>>(cipher: &C, job: Lockstep<'_>) {
-    cipher.encrypt_with_backend(job);
+    cipher.encrypt_with_backend(OnAnyBackend(job));
 }
 
 /// The [`Runner`] of [`Aes`]: not generic and never inlined, so it is compiled here only.
 #[inline(never)]
 pub(crate) fn on_aes_backend(cipher: &Aes, job: Lockstep<'_>) {
-    cipher.encrypt_with_backend(job);
+    cipher.encrypt_with_lockstep_backend(job);
 }
 
 /// A keyed cipher over a domain: what every call needs besides the messages.
@@ -312,13 +312,9 @@ pub(crate) struct Lockstep<'a> {
     direction: Direction,
 }
 
-impl BlockSizeUser for Lockstep<'_> {
-    type BlockSize = U16;
-}
-
-impl BlockCipherEncClosure for Lockstep<'_> {
+impl LockstepClosure for Lockstep<'_> {
     #[inline(always)]
-    fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
+    fn call<B: LockstepBackend>(self, backend: &B) {
         // IV0 of every lane: shared by all of them unless each message has its own tweak.
         let shared = match self.tweak {
             Tweak::Fixed => *self.fixed,
@@ -380,7 +376,7 @@ impl BlockCipherEncClosure for Lockstep<'_> {
 }
 
 /// The working state of one group of lanes.
-struct Group<'a, B: BlockCipherEncBackend<BlockSize = U16>> {
+struct Group<'a, B: LockstepBackend> {
     backend: &'a B,
     /// IV0 of each lane's message.
     ivs: ParBlocks<B>,
@@ -397,7 +393,7 @@ struct Group<'a, B: BlockCipherEncBackend<BlockSize = U16>> {
     kept: Option<&'a mut Kept>,
 }
 
-impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
+impl<B: LockstepBackend> Group<'_, B> {
     /// Encrypts the chains of the first `lanes` lanes, all in one backend call.
     #[inline(always)]
     fn encrypt_states(&self, states: &mut ParBlocks<B>, lanes: usize) {
@@ -563,25 +559,16 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> Group<'_, B> {
                     }
                 }
             } else {
-                // Each row encrypted from the one before in memory: with more chains than
-                // `REGISTER_LANES`, a local would cost a copy of each row; making planes from a
-                // row needs more registers than the chains leave free.
-                let (first, mut rest) = rows.split_at_mut(lanes);
-                encrypt_into(self.backend, &states[..lanes], first);
-                let mut previous = &*first;
-                for j in 0..blocks {
-                    let (row_blocks, _) = Array::slice_as_flattened(previous).as_chunks::<16>();
-                    if let Some(planes) = planes {
-                        planes.make(&keyed, j, row_blocks, made_keys);
-                    } else if let Some(made) = made {
-                        made.make(&keyed, j, row_blocks, made_keys);
-                    }
-                    if j + 1 < blocks {
-                        let (row, after) = rest.split_at_mut(lanes);
-                        encrypt_into(self.backend, previous, row);
-                        (previous, rest) = (row, after);
-                    }
-                }
+                // With more chains than `REGISTER_LANES`, a local would cost a copy of each row;
+                // making planes from a row needs more registers than the chains leave free.
+                let rows = &mut rows[..blocks * lanes];
+                let each = MadeFromRows {
+                    layout: &keyed,
+                    planes,
+                    made,
+                    words: made_keys,
+                };
+                self.backend.encrypt_rows(&states[..lanes], rows, each);
             }
             let blocks = Blocks::new(&self.keystream[..(blocks + 1) * row_bytes], lanes, keyed);
             let blocks = match (made, planes) {
@@ -743,21 +730,25 @@ fn group_kernel(kernel: Kernel) -> Option<GroupKernel> {
 /// of it is a pass of its own.
 const REGISTER_LANES: usize = 16;
 
-/// `output[l] = E(input[l])` for every lane, in one backend call.
-#[inline(always)]
-fn encrypt_into<B: BlockCipherEncBackend<BlockSize = U16>>(
-    backend: &B,
-    input: &[AesBlock],
-    output: &mut [AesBlock],
-) {
-    let par = (
-        <&ParBlocks<B>>::try_from(input),
-        <&mut ParBlocks<B>>::try_from(&mut *output),
-    );
-    if let (Ok(input), Ok(output)) = par {
-        backend.encrypt_par_blocks(InOut::from((input, output)));
-    } else if let Ok(blocks) = InOutBuf::new(input, output) {
-        backend.encrypt_tail_blocks(blocks);
+/// What the AES loop makes from each row of a step's keystream: the two leading octets of
+/// every value as planes, else its keys, if either.
+struct MadeFromRows<'a> {
+    layout: &'a KeyLayout,
+    planes: Option<Planes>,
+    made: Option<MadeKeys>,
+    /// Where they go.
+    words: &'a mut [u64],
+}
+
+impl EachRow for MadeFromRows<'_> {
+    #[inline(always)]
+    fn row(&mut self, j: usize, row: &[AesBlock]) {
+        let (row, _) = Array::slice_as_flattened(row).as_chunks::<16>();
+        if let Some(planes) = self.planes {
+            planes.make(self.layout, j, row, self.words);
+        } else if let Some(made) = self.made {
+            made.make(self.layout, j, row, self.words);
+        }
     }
 }
 

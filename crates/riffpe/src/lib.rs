@@ -15,6 +15,10 @@ mod aes_any;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod aes_vaes256;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod aes_vaes512;
+mod backend;
 #[cfg(feature = "alloc")]
 mod bases;
 mod domain;

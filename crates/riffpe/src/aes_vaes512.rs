@@ -1,0 +1,320 @@
+//! AES on 512-bit VAES for x86-64 CPUs with AVX-512 (VBMI among it), where lockstep's chains
+//! stay in registers from one row of keystream blocks to the next: through the `cipher` crate's
+//! trait, each row's input is loaded back from the row stored before, and that round trip
+//! stalls the AES pipeline at every row. The planes or keys made from each row are made in the
+//! same loop, so that they run in the shadow of the AES rounds (with `aes_vaes256`, the crate's
+//! AES files with `unsafe`).
+
+use core::arch::x86_64::*;
+
+use cipher::consts::{U16, U64};
+use cipher::inout::InOut;
+use cipher::{Array, Block, BlockCipherEncBackend, BlockSizeUser, ParBlocks, ParBlocksSizeUser};
+
+use crate::aes_vaes256;
+use crate::backend::{EachRow, LockstepBackend, LockstepClosure, rows_through_memory};
+
+// The features the row loop is built with: VBMI and BW for the planes made inside it.
+cpufeatures::new!(
+    vaes512_cpu,
+    "aes",
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512vbmi",
+    "vaes"
+);
+
+/// Blocks per `encrypt_par_blocks` call: four to a register, sixteen registers in flight.
+const LANES: usize = 64;
+const ZMM: usize = LANES / 4;
+
+/// Proof that this CPU has AES-NI, VAES and AVX-512 F, BW, VL and VBMI: only
+/// [`Vaes512::detect`] makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Vaes512(());
+
+impl Vaes512 {
+    pub(crate) fn detect() -> Option<Vaes512> {
+        vaes512_cpu::get().then_some(Vaes512(()))
+    }
+
+    /// The round keys of `key`, which must be 16, 24 or 32 bytes long with
+    /// `RK = key.len() / 4 + 7` (11, 13 or 15).
+    pub(crate) fn expand<const RK: usize>(self, key: &[u8]) -> RoundKeys<RK> {
+        debug_assert_eq!(key.len() / 4 + 7, RK);
+        // SAFETY: `self` exists only where the CPU has AES-NI.
+        let round = unsafe { aes_vaes256::expand(key) };
+        RoundKeys { round, cpu: self }
+    }
+}
+
+/// An expanded AES key, runnable with [`RoundKeys::encrypt_with_lockstep_backend`].
+#[derive(Clone)]
+pub(crate) struct RoundKeys<const RK: usize> {
+    round: [[u8; 16]; RK],
+    cpu: Vaes512,
+}
+
+impl<const RK: usize> RoundKeys<RK> {
+    /// Runs `f` with a backend compiled for AES-NI, VAES and AVX-512.
+    #[inline]
+    pub(crate) fn encrypt_with_lockstep_backend(&self, f: impl LockstepClosure) {
+        let _ = self.cpu;
+        // SAFETY: `self.cpu` proves the CPU has the features `run` is built with.
+        unsafe { run(&self.round, f) }
+    }
+}
+
+#[cfg(feature = "zeroize")]
+impl<const RK: usize> Drop for RoundKeys<RK> {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.round);
+    }
+}
+
+#[inline]
+#[target_feature(enable = "aes,avx512f,avx512bw,avx512vl,avx512vbmi,vaes")]
+fn run<const RK: usize>(round: &[[u8; 16]; RK], f: impl LockstepClosure) {
+    // SAFETY: each key is 16 readable bytes; the load is unaligned.
+    let single = round.map(|key| unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
+    let quad = single.map(|key| _mm512_broadcast_i32x4(key));
+    f.call(&Backend { single, quad });
+}
+
+/// SPEC `E_K` on this CPU; it exists only inside [`run`].
+struct Backend<const RK: usize> {
+    /// Round keys for one block.
+    single: [__m128i; RK],
+    /// The same, four times over, for four blocks a register.
+    quad: [__m512i; RK],
+}
+
+impl<const RK: usize> BlockSizeUser for Backend<RK> {
+    type BlockSize = U16;
+}
+
+impl<const RK: usize> ParBlocksSizeUser for Backend<RK> {
+    type ParBlocksSize = U64;
+}
+
+impl<const RK: usize> BlockCipherEncBackend for Backend<RK> {
+    #[inline(always)]
+    fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
+        // SAFETY: a `Backend` exists only inside `run`, on a CPU with AES-NI.
+        unsafe { aes_vaes256::encrypt_one(&self.single, block) }
+    }
+
+    #[inline(always)]
+    fn encrypt_par_blocks(&self, mut blocks: InOut<'_, '_, ParBlocks<Self>>) {
+        let input = Array::slice_as_flattened(blocks.get_in());
+        // SAFETY: a `Backend` exists only inside `run`, on a CPU with AVX-512 and VAES.
+        let states = unsafe { encrypt_row(&self.quad, load_row(input)) };
+        let output = Array::slice_as_flattened_mut(blocks.get_out());
+        // SAFETY: as above.
+        unsafe { store_row(output, states) }
+    }
+}
+
+impl<const RK: usize> LockstepBackend for Backend<RK> {
+    #[inline(always)]
+    fn encrypt_rows(&self, first: &[Block<Self>], rows: &mut [Block<Self>], each: impl EachRow) {
+        if first.len() == LANES {
+            // SAFETY: a `Backend` exists only inside `run`, on a CPU with the features
+            // `rows_in_registers` is built with.
+            unsafe { rows_in_registers(&self.quad, first, rows, each) }
+        } else {
+            rows_through_memory(self, first, rows, each);
+        }
+    }
+}
+
+/// [`LockstepBackend::encrypt_rows`] of [`LANES`] chains, held in registers from row to row.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,vaes")]
+fn rows_in_registers<const RK: usize>(
+    keys: &[__m512i; RK],
+    first: &[Block<Backend<RK>>],
+    rows: &mut [Block<Backend<RK>>],
+    mut each: impl EachRow,
+) {
+    let mut states = load_row(Array::slice_as_flattened(first));
+    for (j, row) in rows.chunks_exact_mut(LANES).enumerate() {
+        states = encrypt_row(keys, states);
+        store_row(Array::slice_as_flattened_mut(row), states);
+        each.row(j, row);
+    }
+}
+
+/// The AES rounds of [`LANES`] blocks, four to a register.
+#[inline]
+#[target_feature(enable = "avx512f,vaes")]
+fn encrypt_row<const RK: usize>(
+    keys: &[__m512i; RK],
+    mut states: [__m512i; ZMM],
+) -> [__m512i; ZMM] {
+    for state in &mut states {
+        *state = _mm512_xor_si512(*state, keys[0]);
+    }
+    for key in &keys[1..RK - 1] {
+        for state in &mut states {
+            *state = _mm512_aesenc_epi128(*state, *key);
+        }
+    }
+    for state in &mut states {
+        *state = _mm512_aesenclast_epi128(*state, keys[RK - 1]);
+    }
+    states
+}
+
+/// The first [`LANES`] blocks in `bytes`, four to a register.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_row(bytes: &[u8]) -> [__m512i; ZMM] {
+    let (quads, _) = bytes[..16 * LANES].as_chunks::<64>();
+    // SAFETY: each quad is 64 readable bytes; the load is unaligned.
+    core::array::from_fn(|r| unsafe { _mm512_loadu_si512(quads[r].as_ptr().cast()) })
+}
+
+/// `states` into the first [`LANES`] blocks in `bytes`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn store_row(bytes: &mut [u8], states: [__m512i; ZMM]) {
+    let (quads, _) = bytes[..16 * LANES].as_chunks_mut::<64>();
+    for (quad, state) in quads.iter_mut().zip(states) {
+        // SAFETY: each quad is 64 writable bytes; the store is unaligned.
+        unsafe { _mm512_storeu_si512(quad.as_mut_ptr().cast(), state) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use crate::aes_vaes256::tests::reference;
+    use cipher::typenum::Unsigned;
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    /// What each entry point of the backend makes of `blocks`: one at a time, in batches of
+    /// [`LANES`] with a shorter tail, and, from the first [`LANES`] blocks (or fewer, which
+    /// run through memory), `rows` rows of chained blocks with each row as `each` saw it.
+    fn encrypt_all<const RK: usize>(
+        keys: &RoundKeys<RK>,
+        blocks: &[[u8; 16]],
+        rows: usize,
+    ) -> [Vec<[u8; 16]>; 4] {
+        struct Every<'a> {
+            blocks: &'a [[u8; 16]],
+            rows: usize,
+            out: &'a mut [Vec<[u8; 16]>; 4],
+        }
+        struct Seen<'a>(&'a mut Vec<[u8; 16]>, usize);
+        impl EachRow for Seen<'_> {
+            fn row(&mut self, j: usize, row: &[Block<aes::Aes128>]) {
+                assert_eq!(j, self.1, "rows in order");
+                self.0.extend(row.iter().map(|block| block.0));
+                self.1 += 1;
+            }
+        }
+        impl LockstepClosure for Every<'_> {
+            fn call<B: LockstepBackend>(self, backend: &B) {
+                let blocks: Vec<Block<B>> = self.blocks.iter().map(|&b| b.into()).collect();
+                let mut one = blocks.clone();
+                for block in &mut one {
+                    backend.encrypt_block_inplace(block);
+                }
+                let mut par = blocks.clone();
+                let lanes = B::ParBlocksSize::USIZE;
+                for chunk in par.chunks_mut(lanes) {
+                    if chunk.len() == lanes {
+                        let batch: &mut ParBlocks<B> = chunk.try_into().expect("a full batch");
+                        backend.encrypt_par_blocks_inplace(batch);
+                    } else {
+                        backend.encrypt_tail_blocks_inplace(chunk);
+                    }
+                }
+                let first = &blocks[..blocks.len().min(lanes)];
+                let mut rows = std::vec![Block::<B>::default(); first.len() * self.rows];
+                let mut seen = Vec::new();
+                backend.encrypt_rows(first, &mut rows, Seen(&mut seen, 0));
+                let plain = |v: Vec<Block<B>>| v.into_iter().map(|b| b.0).collect();
+                *self.out = [plain(one), plain(par), plain(rows), seen];
+            }
+        }
+        let mut out = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+        keys.encrypt_with_lockstep_backend(Every {
+            blocks,
+            rows,
+            out: &mut out,
+        });
+        out
+    }
+
+    fn ours(cpu: Vaes512, key: &[u8], blocks: &[[u8; 16]], rows: usize) -> [Vec<[u8; 16]>; 4] {
+        match key.len() {
+            16 => encrypt_all(&cpu.expand::<11>(key), blocks, rows),
+            24 => encrypt_all(&cpu.expand::<13>(key), blocks, rows),
+            _ => encrypt_all(&cpu.expand::<15>(key), blocks, rows),
+        }
+    }
+
+    /// Rows of chained blocks from the first [`LANES`] of `blocks`, by the `aes` crate.
+    fn reference_rows(key: &[u8], blocks: &[[u8; 16]], rows: usize) -> Vec<[u8; 16]> {
+        let mut row = blocks[..blocks.len().min(LANES)].to_vec();
+        let mut all = Vec::new();
+        for _ in 0..rows {
+            row = reference(key, &row);
+            all.extend_from_slice(&row);
+        }
+        all
+    }
+
+    #[test]
+    fn fips_197_known_answers() {
+        let Some(cpu) = Vaes512::detect() else {
+            return;
+        };
+        let plain: [u8; 16] = hex::decode("00112233445566778899aabbccddeeff")
+            .unwrap()
+            .try_into()
+            .unwrap();
+        // FIPS-197 Appendix C.1, C.2, C.3, through every entry point but the rows.
+        for (len, cipher) in [
+            (16, "69c4e0d86a7b0430d8cdb78070b4c55a"),
+            (24, "dda97ca4864cdfe06eaf70a0ec0d7191"),
+            (32, "8ea2b7ca516745bfeafc49904b496089"),
+        ] {
+            let key: Vec<u8> = (0..len as u8).collect();
+            let [one, par, rows, _] = ours(cpu, &key, &[plain; 70], 1);
+            for block in one.into_iter().chain(par).chain(rows) {
+                assert_eq!(hex::encode(block), cipher, "{len}-byte key");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn matches_the_aes_crate(
+            key in prop_oneof![
+                prop::collection::vec(any::<u8>(), 16),
+                prop::collection::vec(any::<u8>(), 24),
+                prop::collection::vec(any::<u8>(), 32),
+            ],
+            blocks in prop::collection::vec(any::<[u8; 16]>(), 1..140),
+            rows in 0..5usize,
+        ) {
+            let Some(cpu) = Vaes512::detect() else {
+                return Ok(());
+            };
+            let expected = reference(&key, &blocks);
+            let expected_rows = reference_rows(&key, &blocks, rows);
+            let [one, par, chained, seen] = ours(cpu, &key, &blocks, rows);
+            prop_assert_eq!(&one, &expected);
+            prop_assert_eq!(&par, &expected);
+            prop_assert_eq!(&chained, &expected_rows);
+            prop_assert_eq!(&seen, &expected_rows);
+        }
+    }
+}

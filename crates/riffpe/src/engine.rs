@@ -559,8 +559,9 @@ impl<B: LockstepBackend> Group<'_, B> {
                     }
                 }
             } else {
-                // With more chains than `REGISTER_LANES`, a local would cost a copy of each row;
-                // making planes from a row needs more registers than the chains leave free.
+                // The backend's own row loop: Riffpe's VAES-512 keeps the chains in registers
+                // there; through the trait, each row is encrypted from the one before in memory
+                // (with more chains than `REGISTER_LANES`, a local would cost a copy of each row).
                 let rows = &mut rows[..blocks * lanes];
                 let each = MadeFromRows {
                     layout: &keyed,
@@ -727,7 +728,7 @@ fn group_kernel(kernel: Kernel) -> Option<GroupKernel> {
 
 /// The most lockstep chains kept in a local from row to row (16 blocks are eight VAES-256
 /// registers). With more (64 on VAES-512) the local lives in memory, and copying each row out
-/// of it is a pass of its own.
+/// of it is a pass of its own: there a backend's `encrypt_rows` runs the rows.
 const REGISTER_LANES: usize = 16;
 
 /// What the AES loop makes from each row of a step's keystream: the two leading octets of

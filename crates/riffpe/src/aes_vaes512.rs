@@ -8,7 +8,7 @@
 use core::arch::x86_64::*;
 
 use cipher::consts::{U16, U64};
-use cipher::inout::InOut;
+use cipher::inout::{InOut, InOutBuf};
 use cipher::{Array, Block, BlockCipherEncBackend, BlockSizeUser, ParBlocks, ParBlocksSizeUser};
 
 use crate::aes_vaes256;
@@ -28,6 +28,7 @@ cpufeatures::new!(
 /// Blocks per `encrypt_par_blocks` call: four to a register, sixteen registers in flight.
 const LANES: usize = 64;
 const ZMM: usize = LANES / 4;
+const HALF: usize = LANES / 2;
 
 /// Proof that this CPU has AES-NI, VAES and AVX-512 F, BW, VL and VBMI: only
 /// [`Vaes512::detect`] makes one.
@@ -107,52 +108,85 @@ impl<const RK: usize> BlockCipherEncBackend for Backend<RK> {
 
     #[inline(always)]
     fn encrypt_par_blocks(&self, mut blocks: InOut<'_, '_, ParBlocks<Self>>) {
-        let input = Array::slice_as_flattened(blocks.get_in());
+        let (input, _) = Array::slice_as_flattened(blocks.get_in()).as_chunks::<64>();
         // SAFETY: a `Backend` exists only inside `run`, on a CPU with AVX-512 and VAES.
-        let states = unsafe { encrypt_row(&self.quad, load_row(input)) };
-        let output = Array::slice_as_flattened_mut(blocks.get_out());
+        let states = unsafe { encrypt_row(&self.quad, load_row::<ZMM>(input)) };
+        let (output, _) = Array::slice_as_flattened_mut(blocks.get_out()).as_chunks_mut::<64>();
         // SAFETY: as above.
         unsafe { store_row(output, states) }
+    }
+
+    #[inline(always)]
+    fn encrypt_tail_blocks(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
+        // A register of four blocks costs what one block costs when latency bounds them: pad
+        // to half a batch or a whole one (one block at a time, 32 lanes took as long as 128).
+        if blocks.len() <= LANES / 2 {
+            self.encrypt_padded::<{ ZMM / 2 }>(blocks);
+        } else {
+            self.encrypt_padded::<ZMM>(blocks);
+        }
+    }
+}
+
+impl<const RK: usize> Backend<RK> {
+    /// `blocks` (at most `4 * Z`) encrypted in `Z` registers, padded.
+    #[inline(always)]
+    fn encrypt_padded<const Z: usize>(&self, mut blocks: InOutBuf<'_, '_, Block<Self>>) {
+        let bytes = 16 * blocks.len();
+        let mut batch = [[0u8; 64]; Z];
+        batch.as_flattened_mut()[..bytes]
+            .copy_from_slice(Array::slice_as_flattened(blocks.get_in()));
+        // SAFETY: a `Backend` exists only inside `run`, on a CPU with AVX-512 and VAES.
+        let states = unsafe { encrypt_row(&self.quad, load_row::<Z>(&batch)) };
+        // SAFETY: as above.
+        unsafe { store_row(&mut batch, states) };
+        Array::slice_as_flattened_mut(blocks.get_out())
+            .copy_from_slice(&batch.as_flattened()[..bytes]);
     }
 }
 
 impl<const RK: usize> LockstepBackend for Backend<RK> {
     #[inline(always)]
     fn encrypt_rows(&self, first: &[Block<Self>], rows: &mut [Block<Self>], each: impl EachRow) {
-        if first.len() == LANES {
+        let keys = &self.quad;
+        match first.len() {
             // SAFETY: a `Backend` exists only inside `run`, on a CPU with the features
             // `rows_in_registers` is built with.
-            unsafe { rows_in_registers(&self.quad, first, rows, each) }
-        } else {
-            rows_through_memory(self, first, rows, each);
+            LANES => unsafe { rows_in_registers::<RK, ZMM>(keys, first, rows, each) },
+            // Half the lanes, as a step of 32 messages runs: half the registers.
+            // SAFETY: as above.
+            HALF => unsafe { rows_in_registers::<RK, { ZMM / 2 }>(keys, first, rows, each) },
+            _ => rows_through_memory(self, first, rows, each),
         }
     }
 }
 
-/// [`LockstepBackend::encrypt_rows`] of [`LANES`] chains, held in registers from row to row.
+/// [`LockstepBackend::encrypt_rows`] of `4 * Z` chains, held in `Z` registers from row to row.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,vaes")]
-fn rows_in_registers<const RK: usize>(
+fn rows_in_registers<const RK: usize, const Z: usize>(
     keys: &[__m512i; RK],
     first: &[Block<Backend<RK>>],
     rows: &mut [Block<Backend<RK>>],
     mut each: impl EachRow,
 ) {
-    let mut states = load_row(Array::slice_as_flattened(first));
-    for (j, row) in rows.chunks_exact_mut(LANES).enumerate() {
+    let (first, _) = Array::slice_as_flattened(first).as_chunks::<64>();
+    let mut states = load_row::<Z>(first);
+    for (j, row) in rows.chunks_exact_mut(4 * Z).enumerate() {
         states = encrypt_row(keys, states);
-        store_row(Array::slice_as_flattened_mut(row), states);
+        let (quads, _) = Array::slice_as_flattened_mut(row).as_chunks_mut::<64>();
+        store_row(quads, states);
         each.row(j, row);
     }
 }
 
-/// The AES rounds of [`LANES`] blocks, four to a register.
+/// The AES rounds of `4 * Z` blocks, four to a register.
 #[inline]
 #[target_feature(enable = "avx512f,vaes")]
-fn encrypt_row<const RK: usize>(
+fn encrypt_row<const RK: usize, const Z: usize>(
     keys: &[__m512i; RK],
-    mut states: [__m512i; ZMM],
-) -> [__m512i; ZMM] {
+    mut states: [__m512i; Z],
+) -> [__m512i; Z] {
     for state in &mut states {
         *state = _mm512_xor_si512(*state, keys[0]);
     }
@@ -167,21 +201,20 @@ fn encrypt_row<const RK: usize>(
     states
 }
 
-/// The first [`LANES`] blocks in `bytes`, four to a register.
+/// The first `Z` lines of four blocks in `quads`, one to a register.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn load_row(bytes: &[u8]) -> [__m512i; ZMM] {
-    let (quads, _) = bytes[..16 * LANES].as_chunks::<64>();
+fn load_row<const Z: usize>(quads: &[[u8; 64]]) -> [__m512i; Z] {
+    let quads = &quads[..Z];
     // SAFETY: each quad is 64 readable bytes; the load is unaligned.
     core::array::from_fn(|r| unsafe { _mm512_loadu_si512(quads[r].as_ptr().cast()) })
 }
 
-/// `states` into the first [`LANES`] blocks in `bytes`.
+/// `states` into the first lines of four blocks in `quads`.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn store_row(bytes: &mut [u8], states: [__m512i; ZMM]) {
-    let (quads, _) = bytes[..16 * LANES].as_chunks_mut::<64>();
-    for (quad, state) in quads.iter_mut().zip(states) {
+fn store_row<const Z: usize>(quads: &mut [[u8; 64]], states: [__m512i; Z]) {
+    for (quad, state) in quads[..Z].iter_mut().zip(states) {
         // SAFETY: each quad is 64 writable bytes; the store is unaligned.
         unsafe { _mm512_storeu_si512(quad.as_mut_ptr().cast(), state) }
     }
@@ -198,15 +231,17 @@ mod tests {
     use std::vec::Vec;
 
     /// What each entry point of the backend makes of `blocks`: one at a time, in batches of
-    /// [`LANES`] with a shorter tail, and, from the first [`LANES`] blocks (or fewer, which
-    /// run through memory), `rows` rows of chained blocks with each row as `each` saw it.
+    /// [`LANES`] with a shorter tail, and, from the first `lanes` blocks (all of them if fewer;
+    /// 64 and 32 run in registers, others through memory), `rows` rows of chained blocks with
+    /// each row as `each` saw it.
     fn encrypt_all<const RK: usize>(
         keys: &RoundKeys<RK>,
         blocks: &[[u8; 16]],
-        rows: usize,
+        (lanes, rows): (usize, usize),
     ) -> [Vec<[u8; 16]>; 4] {
         struct Every<'a> {
             blocks: &'a [[u8; 16]],
+            lanes: usize,
             rows: usize,
             out: &'a mut [Vec<[u8; 16]>; 4],
         }
@@ -235,7 +270,7 @@ mod tests {
                         backend.encrypt_tail_blocks_inplace(chunk);
                     }
                 }
-                let first = &blocks[..blocks.len().min(lanes)];
+                let first = &blocks[..blocks.len().min(self.lanes)];
                 let mut rows = std::vec![Block::<B>::default(); first.len() * self.rows];
                 let mut seen = Vec::new();
                 backend.encrypt_rows(first, &mut rows, Seen(&mut seen, 0));
@@ -246,13 +281,19 @@ mod tests {
         let mut out = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
         keys.encrypt_with_lockstep_backend(Every {
             blocks,
+            lanes,
             rows,
             out: &mut out,
         });
         out
     }
 
-    fn ours(cpu: Vaes512, key: &[u8], blocks: &[[u8; 16]], rows: usize) -> [Vec<[u8; 16]>; 4] {
+    fn ours(
+        cpu: Vaes512,
+        key: &[u8],
+        blocks: &[[u8; 16]],
+        rows: (usize, usize),
+    ) -> [Vec<[u8; 16]>; 4] {
         match key.len() {
             16 => encrypt_all(&cpu.expand::<11>(key), blocks, rows),
             24 => encrypt_all(&cpu.expand::<13>(key), blocks, rows),
@@ -260,9 +301,13 @@ mod tests {
         }
     }
 
-    /// Rows of chained blocks from the first [`LANES`] of `blocks`, by the `aes` crate.
-    fn reference_rows(key: &[u8], blocks: &[[u8; 16]], rows: usize) -> Vec<[u8; 16]> {
-        let mut row = blocks[..blocks.len().min(LANES)].to_vec();
+    /// Rows of chained blocks from the first `lanes` of `blocks`, by the `aes` crate.
+    fn reference_rows(
+        key: &[u8],
+        blocks: &[[u8; 16]],
+        (lanes, rows): (usize, usize),
+    ) -> Vec<[u8; 16]> {
+        let mut row = blocks[..blocks.len().min(lanes)].to_vec();
         let mut all = Vec::new();
         for _ in 0..rows {
             row = reference(key, &row);
@@ -287,9 +332,11 @@ mod tests {
             (32, "8ea2b7ca516745bfeafc49904b496089"),
         ] {
             let key: Vec<u8> = (0..len as u8).collect();
-            let [one, par, rows, _] = ours(cpu, &key, &[plain; 70], 1);
-            for block in one.into_iter().chain(par).chain(rows) {
-                assert_eq!(hex::encode(block), cipher, "{len}-byte key");
+            for lanes in [LANES, HALF, 20] {
+                let [one, par, rows, _] = ours(cpu, &key, &[plain; 70], (lanes, 1));
+                for block in one.into_iter().chain(par).chain(rows) {
+                    assert_eq!(hex::encode(block), cipher, "{len}-byte key");
+                }
             }
         }
     }
@@ -303,14 +350,15 @@ mod tests {
                 prop::collection::vec(any::<u8>(), 32),
             ],
             blocks in prop::collection::vec(any::<[u8; 16]>(), 1..140),
+            lanes in prop_oneof![Just(LANES), Just(HALF), 1..LANES],
             rows in 0..5usize,
         ) {
             let Some(cpu) = Vaes512::detect() else {
                 return Ok(());
             };
             let expected = reference(&key, &blocks);
-            let expected_rows = reference_rows(&key, &blocks, rows);
-            let [one, par, chained, seen] = ours(cpu, &key, &blocks, rows);
+            let expected_rows = reference_rows(&key, &blocks, (lanes, rows));
+            let [one, par, chained, seen] = ours(cpu, &key, &blocks, (lanes, rows));
             prop_assert_eq!(&one, &expected);
             prop_assert_eq!(&par, &expected);
             prop_assert_eq!(&chained, &expected_rows);

@@ -119,8 +119,8 @@ impl<const RK: usize> BlockCipherEncBackend for Backend<RK> {
     #[inline(always)]
     fn encrypt_tail_blocks(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
         // A register of four blocks costs what one block costs when latency bounds them: pad
-        // to half a batch or a whole one (one block at a time, 32 lanes took as long as 128).
-        if blocks.len() <= LANES / 2 {
+        // to half a batch or a whole one.
+        if blocks.len() <= HALF {
             self.encrypt_padded::<{ ZMM / 2 }>(blocks);
         } else {
             self.encrypt_padded::<ZMM>(blocks);

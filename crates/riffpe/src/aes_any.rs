@@ -9,8 +9,6 @@ use crate::SetupError;
 use crate::aes_vaes256;
 #[cfg(target_arch = "x86_64")]
 use crate::aes_vaes512;
-#[cfg(target_arch = "x86_64")]
-use crate::backend::Plain;
 use crate::backend::{LockstepClosure, OnAnyBackend};
 
 /// AES with the key size picked from the key: 16, 24 or 32 bytes.
@@ -37,17 +35,17 @@ enum Inner {
     Aes192(aes::Aes192),
     Aes256(aes::Aes256),
     #[cfg(target_arch = "x86_64")]
-    Vaes128(aes_vaes256::RoundKeys<11>),
+    Vaes128(aes_vaes256::RoundKeys<11, aes_vaes256::Vaes256>),
     #[cfg(target_arch = "x86_64")]
-    Vaes192(aes_vaes256::RoundKeys<13>),
+    Vaes192(aes_vaes256::RoundKeys<13, aes_vaes256::Vaes256>),
     #[cfg(target_arch = "x86_64")]
-    Vaes256(aes_vaes256::RoundKeys<15>),
+    Vaes256(aes_vaes256::RoundKeys<15, aes_vaes256::Vaes256>),
     #[cfg(target_arch = "x86_64")]
-    Wide128(aes_vaes512::RoundKeys<11>),
+    Wide128(aes_vaes256::RoundKeys<11, aes_vaes512::Vaes512>),
     #[cfg(target_arch = "x86_64")]
-    Wide192(aes_vaes512::RoundKeys<13>),
+    Wide192(aes_vaes256::RoundKeys<13, aes_vaes512::Vaes512>),
     #[cfg(target_arch = "x86_64")]
-    Wide256(aes_vaes512::RoundKeys<15>),
+    Wide256(aes_vaes256::RoundKeys<15, aes_vaes512::Vaes512>),
 }
 
 impl Aes {
@@ -151,11 +149,11 @@ impl BlockCipherEncrypt for Aes {
             #[cfg(target_arch = "x86_64")]
             Inner::Vaes256(c) => c.encrypt_with_backend(f),
             #[cfg(target_arch = "x86_64")]
-            Inner::Wide128(c) => c.encrypt_with_lockstep_backend(Plain(f)),
+            Inner::Wide128(c) => c.encrypt_with_backend(f),
             #[cfg(target_arch = "x86_64")]
-            Inner::Wide192(c) => c.encrypt_with_lockstep_backend(Plain(f)),
+            Inner::Wide192(c) => c.encrypt_with_backend(f),
             #[cfg(target_arch = "x86_64")]
-            Inner::Wide256(c) => c.encrypt_with_lockstep_backend(Plain(f)),
+            Inner::Wide256(c) => c.encrypt_with_backend(f),
         }
     }
 }

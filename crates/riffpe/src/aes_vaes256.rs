@@ -39,11 +39,17 @@ impl Vaes256 {
 
     /// The round keys of `key`, which must be 16, 24 or 32 bytes long with
     /// `RK = key.len() / 4 + 7` (11, 13 or 15).
-    pub(crate) fn expand<const RK: usize>(self, key: &[u8]) -> RoundKeys<RK> {
-        debug_assert_eq!(key.len() / 4 + 7, RK);
-        // SAFETY: `self` exists only where the CPU has AES-NI.
-        let round = unsafe { expand(key) };
-        RoundKeys { round, cpu: self }
+    pub(crate) fn expand<const RK: usize>(self, key: &[u8]) -> RoundKeys<RK, Self> {
+        RoundKeys::new(self, key)
+    }
+}
+
+// SAFETY: only `Vaes256::detect` makes one, where the CPU has AES-NI.
+unsafe impl OwnBackend for Vaes256 {
+    #[inline]
+    fn run<const RK: usize>(self, round: &[[u8; 16]; RK], f: impl LockstepClosure) {
+        // SAFETY: `self` proves the CPU has the features `run` is built with.
+        unsafe { run(round, f) }
     }
 }
 
@@ -53,31 +59,48 @@ fn cpuid_vaes() -> bool {
     __cpuid(0).eax >= 7 && __cpuid_count(7, 0).ecx & (1 << 9) != 0
 }
 
-/// An expanded AES key, runnable with [`RoundKeys::encrypt_with_backend`].
-#[derive(Clone)]
-pub(crate) struct RoundKeys<const RK: usize> {
-    round: [[u8; 16]; RK],
-    cpu: Vaes256,
+/// Proof that the CPU runs one of this crate's own AES backends, and runs it.
+///
+/// # Safety
+///
+/// Only a CPU with AES-NI may have one (key expansion uses it).
+pub(crate) unsafe trait OwnBackend: Copy {
+    /// Runs `f` on the backend, with the round keys `round`.
+    fn run<const RK: usize>(self, round: &[[u8; 16]; RK], f: impl LockstepClosure);
 }
 
-impl<const RK: usize> RoundKeys<RK> {
-    /// Runs `f` with a backend compiled for AES-NI, AVX2 and VAES.
+/// An expanded AES key for one of this crate's own backends (`C`, the proof of its CPU).
+#[derive(Clone)]
+pub(crate) struct RoundKeys<const RK: usize, C> {
+    round: [[u8; 16]; RK],
+    cpu: C,
+}
+
+impl<const RK: usize, C: OwnBackend> RoundKeys<RK, C> {
+    /// The round keys of `key`, which must be 16, 24 or 32 bytes long with
+    /// `RK = key.len() / 4 + 7` (11, 13 or 15).
+    pub(crate) fn new(cpu: C, key: &[u8]) -> Self {
+        debug_assert_eq!(key.len() / 4 + 7, RK);
+        // SAFETY: an `OwnBackend` exists only where the CPU has AES-NI.
+        let round = unsafe { expand(key) };
+        RoundKeys { round, cpu }
+    }
+
+    /// Runs `f` with the backend.
     #[inline]
     pub(crate) fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
-        self.encrypt_with_lockstep_backend(Plain(f));
+        self.cpu.run(&self.round, Plain(f));
     }
 
     /// [`RoundKeys::encrypt_with_backend`] for lockstep.
     #[inline]
     pub(crate) fn encrypt_with_lockstep_backend(&self, f: impl LockstepClosure) {
-        let _ = self.cpu;
-        // SAFETY: `self.cpu` proves the CPU has the features `run` is built with.
-        unsafe { run(&self.round, f) }
+        self.cpu.run(&self.round, f);
     }
 }
 
 #[cfg(feature = "zeroize")]
-impl<const RK: usize> Drop for RoundKeys<RK> {
+impl<const RK: usize, C> Drop for RoundKeys<RK, C> {
     fn drop(&mut self) {
         zeroize::Zeroize::zeroize(&mut self.round);
     }
@@ -235,7 +258,7 @@ pub(crate) mod tests {
     /// Encrypts `blocks` through each entry point of the backend: one at a time, in batches of
     /// [`Lanes`], and as a tail shorter than a batch.
     fn encrypt_all<const RK: usize>(
-        keys: &RoundKeys<RK>,
+        keys: &RoundKeys<RK, Vaes256>,
         blocks: &[[u8; 16]],
     ) -> [Vec<[u8; 16]>; 3] {
         struct Every<'a> {

@@ -11,7 +11,7 @@ use cipher::consts::{U16, U64};
 use cipher::inout::{InOut, InOutBuf};
 use cipher::{Array, Block, BlockCipherEncBackend, BlockSizeUser, ParBlocks, ParBlocksSizeUser};
 
-use crate::aes_vaes256;
+use crate::aes_vaes256::{self, OwnBackend, RoundKeys};
 use crate::backend::{EachRow, LockstepBackend, LockstepClosure, rows_through_memory};
 
 // The features the row loop is built with: VBMI and BW for the planes made inside it.
@@ -42,35 +42,17 @@ impl Vaes512 {
 
     /// The round keys of `key`, which must be 16, 24 or 32 bytes long with
     /// `RK = key.len() / 4 + 7` (11, 13 or 15).
-    pub(crate) fn expand<const RK: usize>(self, key: &[u8]) -> RoundKeys<RK> {
-        debug_assert_eq!(key.len() / 4 + 7, RK);
-        // SAFETY: `self` exists only where the CPU has AES-NI.
-        let round = unsafe { aes_vaes256::expand(key) };
-        RoundKeys { round, cpu: self }
+    pub(crate) fn expand<const RK: usize>(self, key: &[u8]) -> RoundKeys<RK, Self> {
+        RoundKeys::new(self, key)
     }
 }
 
-/// An expanded AES key, runnable with [`RoundKeys::encrypt_with_lockstep_backend`].
-#[derive(Clone)]
-pub(crate) struct RoundKeys<const RK: usize> {
-    round: [[u8; 16]; RK],
-    cpu: Vaes512,
-}
-
-impl<const RK: usize> RoundKeys<RK> {
-    /// Runs `f` with a backend compiled for AES-NI, VAES and AVX-512.
+// SAFETY: only `Vaes512::detect` makes one, where the CPU has AES-NI.
+unsafe impl OwnBackend for Vaes512 {
     #[inline]
-    pub(crate) fn encrypt_with_lockstep_backend(&self, f: impl LockstepClosure) {
-        let _ = self.cpu;
-        // SAFETY: `self.cpu` proves the CPU has the features `run` is built with.
-        unsafe { run(&self.round, f) }
-    }
-}
-
-#[cfg(feature = "zeroize")]
-impl<const RK: usize> Drop for RoundKeys<RK> {
-    fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.round);
+    fn run<const RK: usize>(self, round: &[[u8; 16]; RK], f: impl LockstepClosure) {
+        // SAFETY: `self` proves the CPU has the features `run` is built with.
+        unsafe { run(round, f) }
     }
 }
 
@@ -235,7 +217,7 @@ mod tests {
     /// 64 and 32 run in registers, others through memory), `rows` rows of chained blocks with
     /// each row as `each` saw it.
     fn encrypt_all<const RK: usize>(
-        keys: &RoundKeys<RK>,
+        keys: &RoundKeys<RK, Vaes512>,
         blocks: &[[u8; 16]],
         (lanes, rows): (usize, usize),
     ) -> [Vec<[u8; 16]>; 4] {

@@ -47,7 +47,7 @@ pub(crate) fn rows_through_memory<B: BlockCipherEncBackend<BlockSize = U16>>(
 
 /// `output[l] = E(input[l])` for every lane, in one backend call.
 #[inline(always)]
-pub(crate) fn encrypt_into<B: BlockCipherEncBackend<BlockSize = U16>>(
+fn encrypt_into<B: BlockCipherEncBackend<BlockSize = U16>>(
     backend: &B,
     input: &[Block<B>],
     output: &mut [Block<B>],

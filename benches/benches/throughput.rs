@@ -173,7 +173,8 @@ fn small_arrays(c: &mut Criterion) {
         .build(&KEY)
         .expect("valid configuration");
     let (mut group, log) = group(c, "throughput-encrypt-small", 3);
-    for count in [32, 128, 512, 2048] {
+    // Counts that fill the lanes, and counts whose last group is short.
+    for count in [20, 32, 50, 100, 128, 512, 2048] {
         let input = format!("Riffpe(100,8) b=16 {count} numbers");
         bench_ways(&mut group, &log, &fpe, count, &input, &batch_ways(), true);
     }

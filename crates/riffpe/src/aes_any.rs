@@ -160,3 +160,65 @@ impl BlockCipherEncrypt for Aes {
 
 #[cfg(feature = "zeroize")]
 impl zeroize::ZeroizeOnDrop for Aes {}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use crate::{Riffpe, ScratchBuf, Selection, Tweak};
+    use cipher::KeyInit;
+    use std::vec::Vec;
+
+    /// Lockstep on each of this crate's own backends the CPU runs, whichever `new_from_slice`
+    /// picks, gives what the `aes` crate gives one message at a time: for counts whose last
+    /// group runs padded (to half a batch or a whole one) and whose does not, with a tweak per
+    /// message, in both modes of selection.
+    #[test]
+    fn own_backends_in_lockstep_equal_the_aes_crate_one_message_at_a_time() {
+        let key = [0x5a; 16];
+        let mut own = Vec::new();
+        if let Some(cpu) = aes_vaes256::Vaes256::detect() {
+            own.push(Aes(Inner::Vaes128(cpu.expand(&key))));
+        }
+        if let Some(cpu) = aes_vaes512::Vaes512::detect() {
+            own.push(Aes(Inner::Wide128(cpu.expand(&key))));
+        }
+        let plain = Aes(Inner::Aes128(aes::Aes128::new(&key.into())));
+        let (radix, digits) = (100, 8);
+        for selection in [Selection::ConstantTime, Selection::Fast] {
+            let fpe = |aes| {
+                let builder = Riffpe::builder(radix, digits).selection(selection);
+                builder.build_with_aes(aes).expect("valid parameters")
+            };
+            let reference = fpe(plain.clone());
+            for aes in &own {
+                let fpe = fpe(aes.clone());
+                for count in [2, 3, 5, 15, 16, 17, 20, 33, 50, 63, 64, 67, 100] {
+                    let messages: Vec<u32> = (0..count * digits)
+                        .map(|d| (d as u32 * 37 + 11) % radix)
+                        .collect();
+                    let tweaks: Vec<Vec<u8>> =
+                        (0..count).map(|m| std::vec![m as u8; m % 20]).collect();
+                    let tweaks: Vec<&[u8]> = tweaks.iter().map(Vec::as_slice).collect();
+                    let mut expected = messages.clone();
+                    for (message, tweak) in expected.chunks_exact_mut(digits).zip(&tweaks) {
+                        reference
+                            .encrypt_tweaked(tweak, message)
+                            .expect("valid digits");
+                    }
+                    let mut buf = ScratchBuf::for_lockstep(&fpe);
+                    let mut ours = messages.clone();
+                    let per = Tweak::PerMessage(&tweaks);
+                    fpe.encrypt_with(per, &mut ours, &mut buf.scratch())
+                        .expect("valid");
+                    let what = std::format!("{aes:?} {selection:?} count {count}");
+                    assert_eq!(ours, expected, "{what}");
+                    fpe.decrypt_with(per, &mut ours, &mut buf.scratch())
+                        .expect("valid");
+                    assert_eq!(ours, messages, "{what}, decrypt");
+                }
+            }
+        }
+    }
+}

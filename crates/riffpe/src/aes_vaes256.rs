@@ -156,7 +156,17 @@ impl<const RK: usize> BlockCipherEncBackend for Backend<RK> {
 }
 
 // Rows through memory: with 16 lanes the engine keeps its chains in registers itself.
-impl<const RK: usize> LockstepBackend for Backend<RK> {}
+impl<const RK: usize> LockstepBackend for Backend<RK> {
+    /// A whole batch from three lanes on: the engine keeps a batch's chains in registers from
+    /// row to row, where a shorter group's go through memory.
+    #[inline(always)]
+    fn padded_lanes(lanes: usize) -> usize {
+        match lanes {
+            3..Lanes::USIZE => Lanes::USIZE,
+            _ => lanes,
+        }
+    }
+}
 
 /// One block, as every backend of this crate's own encrypts it.
 #[inline]

@@ -141,6 +141,17 @@ impl<const RK: usize> LockstepBackend for Backend<RK> {
             _ => rows_through_memory(self, first, rows, each),
         }
     }
+
+    /// Up to the next group whose rows stay in registers, from more than a quarter of a batch:
+    /// a group's rows cost about what those of a short one padded to a register's blocks do.
+    #[inline(always)]
+    fn padded_lanes(lanes: usize) -> usize {
+        match lanes {
+            17..=HALF => HALF,
+            33..LANES => LANES,
+            _ => lanes,
+        }
+    }
 }
 
 /// [`LockstepBackend::encrypt_rows`] of `4 * Z` chains, held in `Z` registers from row to row.

@@ -18,6 +18,13 @@ pub(crate) trait LockstepBackend: BlockCipherEncBackend<BlockSize = U16> + Sized
     fn encrypt_rows(&self, first: &[Block<Self>], rows: &mut [Block<Self>], each: impl EachRow) {
         rows_through_memory(self, first, rows, each);
     }
+
+    /// The lanes a group of `lanes` chains, fewer than a batch, runs as (padded with chains
+    /// whose results are dropped) where that costs less: by default, `lanes`.
+    #[inline(always)]
+    fn padded_lanes(lanes: usize) -> usize {
+        lanes
+    }
 }
 
 /// What is made from each row of keystream blocks as [`LockstepBackend::encrypt_rows`] writes

@@ -315,6 +315,18 @@ impl Layout {
         }
     }
 
+    /// Whether a group of fewer lanes than the backend runs may run padded to more
+    /// (`LockstepBackend::padded_lanes`): where the group kernel selects, up to radix 256,
+    /// whose paths for whole groups (keys or planes made in the AES loop, whole chunks of lanes)
+    /// the padding buys. Above it, each lane's selection outweighs the AES rows.
+    pub fn pads(&self) -> bool {
+        let group_kernel = matches!(
+            self.kernel,
+            crate::select::Kernel::Group(_) | crate::select::Kernel::ConstantTimeGroup(_)
+        );
+        group_kernel && self.max_radix <= group::MADE_KEYS_MAX_RADIX
+    }
+
     /// Whether one message's fast π files the keys of every step into slots
     /// ([`crate::select::Slotted`]), which sit after its keys.
     pub fn slotted(&self) -> bool {

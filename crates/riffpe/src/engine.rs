@@ -240,28 +240,60 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
     if count == 0 {
         return Ok(());
     }
-    let lanes = backend_lanes(cipher)
-        .min(group::MAX_LANES)
-        .min(fit)
-        .min(count);
+    let full = backend_lanes(cipher).min(group::MAX_LANES).min(fit);
+    let lanes = full.min(count);
     // Rows of blocks and of keys start on a cache line where the scratch has room for that
     // (as sized by `Layout::scratch_size`), so that no vector load or store straddles two.
-    let need = layout.lanes_need(lanes);
+    let need = layout.lanes_need(full);
+    let job = Lockstep {
+        domain,
+        layout,
+        fixed: iv,
+        tweak,
+        messages,
+        lanes,
+        keystream: from_cache_line(scratch.keystream, need.keystream_bytes),
+        keys: from_cache_line(scratch.keys, need.keys),
+        direction,
+        padded: None,
+    };
+    let short = count % full;
+    if short > 1 && layout.pads() && full * layout.digits <= PADDED_DIGITS {
+        with_padding(runner, cipher, Lockstep { lanes: full, ..job });
+    } else {
+        runner(cipher, job);
+    }
+    Ok(())
+}
+
+/// Digits of a padded group: it fits on the stack up to this many.
+const PADDED_DIGITS: usize = group::MAX_LANES * 32;
+
+/// Where a group shorter than the backend's lanes runs padded to more
+/// ([`LockstepBackend::padded_lanes`]): its messages, then messages of zeros whose results are
+/// dropped, and the tweaks of each (the padding's empty).
+struct Padded<'a> {
+    messages: &'a mut [u32; PADDED_DIGITS],
+    tweaks: &'a mut [&'a [u8]; group::MAX_LANES],
+}
+
+/// Runs `job` on `runner` with a stack buffer for its short group, wiped after.
+#[inline(never)]
+fn with_padding<C>(runner: Runner<C>, cipher: &C, job: Lockstep<'_>) {
+    let mut messages = [0u32; PADDED_DIGITS];
+    let mut tweaks: [&[u8]; group::MAX_LANES] = [&[]; group::MAX_LANES];
+    let padded = Padded {
+        messages: &mut messages,
+        tweaks: &mut tweaks,
+    };
     runner(
         cipher,
         Lockstep {
-            domain,
-            layout,
-            fixed: iv,
-            tweak,
-            messages,
-            lanes,
-            keystream: from_cache_line(scratch.keystream, need.keystream_bytes),
-            keys: from_cache_line(scratch.keys, need.keys),
-            direction,
+            padded: Some(padded),
+            ..job
         },
     );
-    Ok(())
+    crate::scratch::wipe(&mut messages);
 }
 
 /// `buffer` from its first cache line on, if at least `need` elements remain there; else whole.
@@ -310,6 +342,8 @@ pub(crate) struct Lockstep<'a> {
     keystream: &'a mut [u8],
     keys: &'a mut [u64],
     direction: Direction,
+    /// Where a short group runs padded, if it may.
+    padded: Option<Padded<'a>>,
 }
 
 impl LockstepClosure for Lockstep<'_> {
@@ -347,29 +381,33 @@ impl LockstepClosure for Lockstep<'_> {
             Tweak::PerMessage(tweaks) => Some((tweaks, shared_prefix(backend, self.domain))),
             Tweak::Fixed | Tweak::Bytes(_) => None,
         };
+        let mut padded = self.padded;
         for (g, messages) in self.messages.chunks_mut(self.lanes * digits).enumerate() {
             let lanes = messages.len() / digits;
-            group.encoded = None;
-            if let Some((tweaks, prefix)) = &per_message {
-                let tweaks = &tweaks[g * self.lanes..][..lanes];
-                group.set_up_ivs(self.domain, prefix, tweaks);
-            }
-            // SPEC: encrypt f = 0, 1 with i ascending; decrypt f = 1, 0 with i descending.
-            match self.direction {
-                Direction::Encrypt => {
-                    for phase in 0..2 {
-                        for i in 0..digits {
-                            group.step(self.domain, messages, lanes, i, phase, self.direction);
-                        }
-                    }
+            let prefix = per_message.as_ref().map(|(tweaks, prefix)| {
+                let tweaks: &[&[u8]] = &tweaks[g * self.lanes..][..lanes];
+                (tweaks, prefix)
+            });
+            let to = B::padded_lanes(lanes).min(self.lanes);
+            let pads = to > lanes && padded.is_some();
+            // One call site, so that the group's code is inlined once.
+            let (work, work_lanes, work_prefix) = match padded.as_mut().filter(|_| pads) {
+                Some(padded) => {
+                    let (ours, rest) = padded.messages[..to * digits].split_at_mut(messages.len());
+                    ours.copy_from_slice(messages);
+                    rest.fill(0);
+                    let prefix = prefix.map(|(tweaks, prefix)| {
+                        padded.tweaks[..lanes].copy_from_slice(tweaks);
+                        padded.tweaks[lanes..to].fill(&[]);
+                        (&padded.tweaks[..to], prefix)
+                    });
+                    (&mut padded.messages[..to * digits], to, prefix)
                 }
-                Direction::Decrypt => {
-                    for phase in (0..2).rev() {
-                        for i in (0..digits).rev() {
-                            group.step(self.domain, messages, lanes, i, phase, self.direction);
-                        }
-                    }
-                }
+                None => (&mut *messages, lanes, prefix),
+            };
+            group.run(self.domain, work, work_lanes, work_prefix, self.direction);
+            if let Some(padded) = padded.as_ref().filter(|_| pads) {
+                messages.copy_from_slice(&padded.messages[..messages.len()]);
             }
         }
     }
@@ -394,6 +432,41 @@ struct Group<'a, B: LockstepBackend> {
 }
 
 impl<B: LockstepBackend> Group<'_, B> {
+    /// Encrypts or decrypts the group's `lanes` messages, their IVs set up from `tweaks` after
+    /// the shared `prefix` if each has its own.
+    #[inline(always)]
+    fn run(
+        &mut self,
+        domain: Domain<'_>,
+        messages: &mut [u32],
+        lanes: usize,
+        tweaks: Option<(&[&[u8]], &CbcMac)>,
+        direction: Direction,
+    ) {
+        let digits = domain.digits();
+        self.encoded = None;
+        if let Some((tweaks, prefix)) = tweaks {
+            self.set_up_ivs(domain, prefix, tweaks);
+        }
+        // SPEC: encrypt f = 0, 1 with i ascending; decrypt f = 1, 0 with i descending.
+        match direction {
+            Direction::Encrypt => {
+                for phase in 0..2 {
+                    for i in 0..digits {
+                        self.step(domain, messages, lanes, i, phase, direction);
+                    }
+                }
+            }
+            Direction::Decrypt => {
+                for phase in (0..2).rev() {
+                    for i in (0..digits).rev() {
+                        self.step(domain, messages, lanes, i, phase, direction);
+                    }
+                }
+            }
+        }
+    }
+
     /// Encrypts the chains of the first `lanes` lanes, all in one backend call.
     #[inline(always)]
     fn encrypt_states(&self, states: &mut ParBlocks<B>, lanes: usize) {

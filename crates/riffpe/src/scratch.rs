@@ -51,14 +51,14 @@ pub use owned::ScratchBuf;
 
 /// Wipes scratch that held keystream (with the `zeroize` feature): as a slice, in one fill,
 /// where `zeroize` wipes an array or a `Vec` element by element, a volatile store each.
-#[cfg(all(feature = "alloc", feature = "zeroize"))]
+#[cfg(feature = "zeroize")]
 pub(crate) fn wipe<T: zeroize::DefaultIsZeroes>(scratch: &mut [T]) {
     use zeroize::Zeroize;
     scratch.zeroize();
 }
 
 /// Without the `zeroize` feature, scratch is not wiped.
-#[cfg(all(feature = "alloc", not(feature = "zeroize")))]
+#[cfg(not(feature = "zeroize"))]
 pub(crate) fn wipe<T>(_scratch: &mut [T]) {}
 
 #[cfg(feature = "alloc")]

@@ -25,9 +25,20 @@ const CONFIGS: &[(bool, &[u32], usize)] = &[
     ),
 ];
 
-/// Message counts below, around and not a multiple of the backend's lanes.
+/// Message counts below, around and not a multiple of the backend's lanes, with last groups
+/// that run padded to a half or a whole batch where the backend pads them.
 fn counts(lanes: usize) -> Vec<usize> {
-    let mut counts = vec![1, 2, 3, lanes - 1, lanes + 1, 2 * lanes + 3];
+    let mut counts = vec![
+        1,
+        2,
+        3,
+        lanes / 4 + 3,
+        lanes / 2 + 1,
+        lanes - 1,
+        lanes + 1,
+        lanes + lanes / 2 + 5,
+        2 * lanes + 3,
+    ];
     counts.sort_unstable();
     counts.dedup();
     counts

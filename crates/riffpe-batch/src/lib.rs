@@ -174,15 +174,18 @@ where
     }
 
     /// Scratch for chunks of up to `messages` messages: as many lanes as the backend runs,
-    /// but no more than there are messages and within [`MAX_LANE_SCRATCH`].
+    /// within [`MAX_LANE_SCRATCH`], even for fewer messages than that (from three, where the
+    /// core may run a short group padded to the backend's lanes, which costs less), else no
+    /// more than there are messages.
     fn scratch(&self, messages: usize) -> ScratchBuf {
         let one = self.fpe.scratch_size();
         let per_lane = one.keystream_bytes + 8 * one.keys;
+        let at_most = if messages >= 3 { usize::MAX } else { messages };
         let lanes = self
             .fpe
             .lanes()
             .min(MAX_LANE_SCRATCH / per_lane)
-            .min(messages)
+            .min(at_most)
             .max(1);
         ScratchBuf::with_size(self.fpe.scratch_size_for_lanes(lanes))
     }

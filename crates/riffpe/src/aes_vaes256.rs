@@ -158,10 +158,12 @@ impl<const RK: usize> BlockCipherEncBackend for Backend<RK> {
 // Rows through memory: with 16 lanes the engine keeps its chains in registers itself.
 impl<const RK: usize> LockstepBackend for Backend<RK> {
     /// A whole batch from three lanes on: the engine keeps a batch's chains in registers from
-    /// row to row, where a shorter group's go through memory.
+    /// row to row, where a shorter group's go through memory. Two chains run one after the
+    /// other, each on one message's own path.
     #[inline(always)]
-    fn padded_lanes(lanes: usize) -> usize {
+    fn group_lanes(lanes: usize) -> usize {
         match lanes {
+            2 => 1,
             3..Lanes::USIZE => Lanes::USIZE,
             _ => lanes,
         }

@@ -144,9 +144,11 @@ impl<const RK: usize> LockstepBackend for Backend<RK> {
 
     /// Up to the next group whose rows stay in registers, from more than a quarter of a batch:
     /// a group's rows cost about what those of a short one padded to a register's blocks do.
+    /// Two chains run one after the other, each on one message's own path.
     #[inline(always)]
-    fn padded_lanes(lanes: usize) -> usize {
+    fn group_lanes(lanes: usize) -> usize {
         match lanes {
+            2 => 1,
             17..=HALF => HALF,
             33..LANES => LANES,
             _ => lanes,

@@ -19,10 +19,11 @@ pub(crate) trait LockstepBackend: BlockCipherEncBackend<BlockSize = U16> + Sized
         rows_through_memory(self, first, rows, each);
     }
 
-    /// The lanes a group of `lanes` chains, fewer than a batch, runs as (padded with chains
-    /// whose results are dropped) where that costs less: by default, `lanes`.
+    /// The lanes a group of `lanes` chains, fewer than a batch, runs as where that costs less:
+    /// more (padded with chains whose results are dropped) or fewer (the group in parts, one
+    /// after another). By default, `lanes`.
     #[inline(always)]
-    fn padded_lanes(lanes: usize) -> usize {
+    fn group_lanes(lanes: usize) -> usize {
         lanes
     }
 }

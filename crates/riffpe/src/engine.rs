@@ -270,7 +270,7 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
 const PADDED_DIGITS: usize = group::MAX_LANES * 32;
 
 /// Where a group shorter than the backend's lanes runs padded to more
-/// ([`LockstepBackend::padded_lanes`]): its messages, then messages of zeros whose results are
+/// ([`LockstepBackend::group_lanes`]): its messages, then messages of zeros whose results are
 /// dropped, and the tweaks of each (the padding's empty).
 struct Padded<'a> {
     messages: &'a mut [u32; PADDED_DIGITS],
@@ -359,7 +359,9 @@ impl LockstepClosure for Lockstep<'_> {
         // Constant-time π of one message keeps its keys as they arrive (ranked, or for a
         // search after the chain); what that takes lives here, set up once per call, not once
         // per step.
-        let keeps = self.lanes == 1
+        let last = (self.messages.len() / digits) % self.lanes;
+        let singles = self.padded.is_some() && last > 0 && B::group_lanes(last) == 1;
+        let keeps = (self.lanes == 1 || singles)
             && self.direction == Direction::Encrypt
             && self.layout.selection == Selection::ConstantTime;
         let radices = (0..digits).map(|i| self.domain.radix(i).unwrap_or(2));
@@ -382,32 +384,44 @@ impl LockstepClosure for Lockstep<'_> {
             Tweak::Fixed | Tweak::Bytes(_) => None,
         };
         let mut padded = self.padded;
-        for (g, messages) in self.messages.chunks_mut(self.lanes * digits).enumerate() {
-            let lanes = messages.len() / digits;
-            let prefix = per_message.as_ref().map(|(tweaks, prefix)| {
-                let tweaks: &[&[u8]] = &tweaks[g * self.lanes..][..lanes];
-                (tweaks, prefix)
-            });
-            let to = B::padded_lanes(lanes).min(self.lanes);
-            let pads = to > lanes && padded.is_some();
-            // One call site, so that the group's code is inlined once.
-            let (work, work_lanes, work_prefix) = match padded.as_mut().filter(|_| pads) {
-                Some(padded) => {
-                    let (ours, rest) = padded.messages[..to * digits].split_at_mut(messages.len());
-                    ours.copy_from_slice(messages);
-                    rest.fill(0);
-                    let prefix = prefix.map(|(tweaks, prefix)| {
-                        padded.tweaks[..lanes].copy_from_slice(tweaks);
-                        padded.tweaks[lanes..to].fill(&[]);
-                        (&padded.tweaks[..to], prefix)
-                    });
-                    (&mut padded.messages[..to * digits], to, prefix)
+        for (g, whole) in self.messages.chunks_mut(self.lanes * digits).enumerate() {
+            // A short group runs as the backend runs it for less, where it may: padded to more
+            // lanes, or in parts of fewer.
+            let to = match padded {
+                Some(_) if whole.len() < self.lanes * digits => {
+                    B::group_lanes(whole.len() / digits).min(self.lanes)
                 }
-                None => (&mut *messages, lanes, prefix),
+                _ => whole.len() / digits,
             };
-            group.run(self.domain, work, work_lanes, work_prefix, self.direction);
-            if let Some(padded) = padded.as_ref().filter(|_| pads) {
-                messages.copy_from_slice(&padded.messages[..messages.len()]);
+            let part = to.min(whole.len() / digits);
+            for (p, messages) in whole.chunks_mut(part * digits).enumerate() {
+                let lanes = messages.len() / digits;
+                let first = g * self.lanes + p * part;
+                let prefix = per_message.as_ref().map(|(tweaks, prefix)| {
+                    let tweaks: &[&[u8]] = &tweaks[first..][..lanes];
+                    (tweaks, prefix)
+                });
+                let pads = to > lanes;
+                // One call site, so that the group's code is inlined once.
+                let (work, work_lanes, work_prefix) = match padded.as_mut().filter(|_| pads) {
+                    Some(padded) => {
+                        let (ours, rest) =
+                            padded.messages[..to * digits].split_at_mut(messages.len());
+                        ours.copy_from_slice(messages);
+                        rest.fill(0);
+                        let prefix = prefix.map(|(tweaks, prefix)| {
+                            padded.tweaks[..lanes].copy_from_slice(tweaks);
+                            padded.tweaks[lanes..to].fill(&[]);
+                            (&padded.tweaks[..to], prefix)
+                        });
+                        (&mut padded.messages[..to * digits], to, prefix)
+                    }
+                    None => (&mut *messages, lanes, prefix),
+                };
+                group.run(self.domain, work, work_lanes, work_prefix, self.direction);
+                if let Some(padded) = padded.as_ref().filter(|_| pads) {
+                    messages.copy_from_slice(&padded.messages[..messages.len()]);
+                }
             }
         }
     }

@@ -221,7 +221,7 @@ fn lockstep_equals_one_at_a_time() {
         }
         .fpe_with(b"lanes", selection);
         let l = radices.len();
-        for count in [0usize, 1, 2, 3, 7, 8, 9, 19, 31, 33, 64, 65, 101, 131] {
+        for count in [0usize, 1, 2, 3, 7, 8, 9, 19, 31, 33, 64, 65, 66, 101, 131] {
             let messages = rng.messages(radices, count);
             let mut one = messages.clone();
             for m in one.chunks_exact_mut(l) {

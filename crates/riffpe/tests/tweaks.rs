@@ -26,7 +26,8 @@ const CONFIGS: &[(bool, &[u32], usize)] = &[
 ];
 
 /// Message counts below, around and not a multiple of the backend's lanes, with last groups
-/// that run padded to a half or a whole batch where the backend pads them.
+/// that run padded to a half or a whole batch, or as single messages, where the backend runs
+/// them so.
 fn counts(lanes: usize) -> Vec<usize> {
     let mut counts = vec![
         1,
@@ -36,6 +37,7 @@ fn counts(lanes: usize) -> Vec<usize> {
         lanes / 2 + 1,
         lanes - 1,
         lanes + 1,
+        lanes + 2,
         lanes + lanes / 2 + 5,
         2 * lanes + 3,
     ];

@@ -342,7 +342,8 @@ pub(crate) struct Lockstep<'a> {
     keystream: &'a mut [u8],
     keys: &'a mut [u64],
     direction: Direction,
-    /// Where a short group runs padded, if it may.
+    /// Where a short group runs padded, if the call's short group may run as the backend runs
+    /// it for less (padded, or in parts); `None` runs every group as it is.
     padded: Option<Padded<'a>>,
 }
 

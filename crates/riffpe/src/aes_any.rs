@@ -6,7 +6,7 @@ use core::fmt;
 
 use crate::SetupError;
 #[cfg(target_arch = "x86_64")]
-use crate::aes_vaes256;
+use crate::aes_vaes256::{self, OwnBackend};
 #[cfg(target_arch = "x86_64")]
 use crate::aes_vaes512;
 use crate::backend::{LockstepClosure, OnAnyBackend};
@@ -170,8 +170,8 @@ mod tests {
     use cipher::KeyInit;
     use std::vec::Vec;
 
-    /// Lockstep on each of this crate's own backends the CPU runs, whichever `new_from_slice`
-    /// picks, gives what the `aes` crate gives one message at a time: for counts whose last
+    /// Lockstep on each of this crate's own backends the CPU runs, not only the one
+    /// `new_from_slice` picks, gives what the `aes` crate gives one message at a time: for counts whose last
     /// group runs padded (to half a batch or a whole one) and whose does not, with a tweak per
     /// message, in both modes of selection.
     #[test]

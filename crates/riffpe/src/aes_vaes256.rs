@@ -36,12 +36,6 @@ impl Vaes256 {
     pub(crate) fn beats_aes_crate(self) -> bool {
         !aes_crate_vaes_cpu::get()
     }
-
-    /// The round keys of `key`, which must be 16, 24 or 32 bytes long with
-    /// `RK = key.len() / 4 + 7` (11, 13 or 15).
-    pub(crate) fn expand<const RK: usize>(self, key: &[u8]) -> RoundKeys<RK, Self> {
-        RoundKeys::new(self, key)
-    }
 }
 
 // SAFETY: only `Vaes256::detect` makes one, where the CPU has AES-NI.
@@ -67,6 +61,12 @@ fn cpuid_vaes() -> bool {
 pub(crate) unsafe trait OwnBackend: Copy {
     /// Runs `f` on the backend, with the round keys `round`.
     fn run<const RK: usize>(self, round: &[[u8; 16]; RK], f: impl LockstepClosure);
+
+    /// The round keys of `key` for this backend, which must be 16, 24 or 32 bytes long with
+    /// `RK = key.len() / 4 + 7` (11, 13 or 15).
+    fn expand<const RK: usize>(self, key: &[u8]) -> RoundKeys<RK, Self> {
+        RoundKeys::new(self, key)
+    }
 }
 
 /// An expanded AES key for one of this crate's own backends (`C`, the proof of its CPU).

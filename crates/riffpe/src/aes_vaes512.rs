@@ -11,7 +11,7 @@ use cipher::consts::{U16, U64};
 use cipher::inout::{InOut, InOutBuf};
 use cipher::{Array, Block, BlockCipherEncBackend, BlockSizeUser, ParBlocks, ParBlocksSizeUser};
 
-use crate::aes_vaes256::{self, OwnBackend, RoundKeys};
+use crate::aes_vaes256::{self, OwnBackend};
 use crate::backend::{EachRow, LockstepBackend, LockstepClosure, rows_through_memory};
 
 // The features the row loop is built with: VBMI and BW for the planes made inside it.
@@ -38,12 +38,6 @@ pub(crate) struct Vaes512(());
 impl Vaes512 {
     pub(crate) fn detect() -> Option<Vaes512> {
         vaes512_cpu::get().then_some(Vaes512(()))
-    }
-
-    /// The round keys of `key`, which must be 16, 24 or 32 bytes long with
-    /// `RK = key.len() / 4 + 7` (11, 13 or 15).
-    pub(crate) fn expand<const RK: usize>(self, key: &[u8]) -> RoundKeys<RK, Self> {
-        RoundKeys::new(self, key)
     }
 }
 
@@ -220,6 +214,7 @@ mod tests {
     extern crate std;
 
     use super::*;
+    use crate::aes_vaes256::RoundKeys;
     use crate::aes_vaes256::tests::reference;
     use cipher::typenum::Unsigned;
     use proptest::prelude::*;

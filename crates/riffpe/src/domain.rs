@@ -315,12 +315,12 @@ impl Layout {
         }
     }
 
-    /// Whether a group of fewer lanes than the backend runs may run as the backend runs it for
-    /// less (`LockstepBackend::group_lanes`: padded to more lanes, or in parts): where the group
-    /// kernel selects, up to radix 256, whose paths for whole groups (keys or planes made in the
-    /// AES loop, whole chunks of lanes) the padding buys. Above it, each lane's selection
-    /// outweighs the AES rows.
-    pub fn pads(&self) -> bool {
+    /// Whether a call's short last group (fewer lanes than the backend runs) may run as the
+    /// backend runs it for less (`LockstepBackend::group_lanes`: padded to more lanes, or in
+    /// parts): where the group kernel selects, up to radix 256, whose paths for whole groups
+    /// (keys or planes made in the AES loop, whole chunks of lanes) the padding buys. Above it,
+    /// each lane's selection outweighs the AES rows.
+    pub fn reshapes_short_group(&self) -> bool {
         let group_kernel = matches!(
             self.kernel,
             crate::select::Kernel::Group(_) | crate::select::Kernel::ConstantTimeGroup(_)

@@ -241,7 +241,6 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
         return Ok(());
     }
     let full = backend_lanes(cipher).min(group::MAX_LANES).min(fit);
-    let lanes = full.min(count);
     // Rows of blocks and of keys start on a cache line where the scratch has room for that
     // (as sized by `Layout::scratch_size`), so that no vector load or store straddles two.
     let need = layout.lanes_need(full);
@@ -251,15 +250,14 @@ pub(crate) fn run<C: BlockCipherEncrypt<BlockSize = U16>>(
         fixed: iv,
         tweak,
         messages,
-        lanes,
+        lanes: full,
         keystream: from_cache_line(scratch.keystream, need.keystream_bytes),
         keys: from_cache_line(scratch.keys, need.keys),
         direction,
         padded: None,
     };
-    let short = count % full;
-    if short > 1 && layout.pads() && full * layout.digits <= PADDED_DIGITS {
-        with_padding(runner, cipher, Lockstep { lanes: full, ..job });
+    if count % full > 1 && layout.reshapes_short_group() && full * layout.digits <= PADDED_DIGITS {
+        with_padding(runner, cipher, job);
     } else {
         runner(cipher, job);
     }
@@ -271,7 +269,8 @@ const PADDED_DIGITS: usize = group::MAX_LANES * 32;
 
 /// Where a group shorter than the backend's lanes runs padded to more
 /// ([`LockstepBackend::group_lanes`]): its messages, then messages of zeros whose results are
-/// dropped, and the tweaks of each (the padding's empty).
+/// dropped, and the tweaks of each (the padding's empty). Only a call's last group is short, so
+/// the buffer is used once and what follows that group's messages stays as it was made.
 struct Padded<'a> {
     messages: &'a mut [u32; PADDED_DIGITS],
     tweaks: &'a mut [&'a [u8]; group::MAX_LANES],
@@ -357,12 +356,17 @@ impl LockstepClosure for Lockstep<'_> {
             Tweak::PerMessage(_) => AesBlock::default(),
         };
         let digits = self.domain.digits();
+        // The last group, where it is short, runs as the backend runs it for less if the call
+        // may reshape it: padded to more lanes, or in parts of fewer.
+        let short = self.messages.len() / digits % self.lanes;
+        let short_runs_as = match self.padded {
+            Some(_) if short > 0 => B::group_lanes(short).min(self.lanes),
+            _ => short,
+        };
         // Constant-time π of one message keeps its keys as they arrive (ranked, or for a
-        // search after the chain); what that takes lives here, set up once per call, not once
-        // per step.
-        let last = (self.messages.len() / digits) % self.lanes;
-        let singles = self.padded.is_some() && last > 0 && B::group_lanes(last) == 1;
-        let keeps = (self.lanes == 1 || singles)
+        // search after the chain), wherever a group of one runs; what that takes lives here,
+        // set up once per call, not once per step.
+        let keeps = (self.lanes == 1 || short_runs_as == 1)
             && self.direction == Direction::Encrypt
             && self.layout.selection == Selection::ConstantTime;
         let radices = (0..digits).map(|i| self.domain.radix(i).unwrap_or(2));
@@ -386,15 +390,13 @@ impl LockstepClosure for Lockstep<'_> {
         };
         let mut padded = self.padded;
         for (g, whole) in self.messages.chunks_mut(self.lanes * digits).enumerate() {
-            // A short group runs as the backend runs it for less, where it may: padded to more
-            // lanes, or in parts of fewer.
-            let to = match padded {
-                Some(_) if whole.len() < self.lanes * digits => {
-                    B::group_lanes(whole.len() / digits).min(self.lanes)
-                }
-                _ => whole.len() / digits,
+            let lanes = whole.len() / digits;
+            let runs_as = if lanes < self.lanes {
+                short_runs_as
+            } else {
+                lanes
             };
-            let part = to.min(whole.len() / digits);
+            let part = runs_as.min(lanes);
             for (p, messages) in whole.chunks_mut(part * digits).enumerate() {
                 let lanes = messages.len() / digits;
                 let first = g * self.lanes + p * part;
@@ -402,20 +404,16 @@ impl LockstepClosure for Lockstep<'_> {
                     let tweaks: &[&[u8]] = &tweaks[first..][..lanes];
                     (tweaks, prefix)
                 });
-                let pads = to > lanes;
+                let pads = runs_as > lanes;
                 // One call site, so that the group's code is inlined once.
                 let (work, work_lanes, work_prefix) = match padded.as_mut().filter(|_| pads) {
                     Some(padded) => {
-                        let (ours, rest) =
-                            padded.messages[..to * digits].split_at_mut(messages.len());
-                        ours.copy_from_slice(messages);
-                        rest.fill(0);
+                        padded.messages[..messages.len()].copy_from_slice(messages);
                         let prefix = prefix.map(|(tweaks, prefix)| {
                             padded.tweaks[..lanes].copy_from_slice(tweaks);
-                            padded.tweaks[lanes..to].fill(&[]);
-                            (&padded.tweaks[..to], prefix)
+                            (&padded.tweaks[..runs_as], prefix)
                         });
-                        (&mut padded.messages[..to * digits], to, prefix)
+                        (&mut padded.messages[..runs_as * digits], runs_as, prefix)
                     }
                     None => (&mut *messages, lanes, prefix),
                 };

@@ -249,7 +249,6 @@ fn kept_words<const S: usize, const ALIGNED: bool>(
     hits: &[u32],
 ) -> [[__m512i; S]; CHUNKS] {
     let layout = &blocks.layout;
-    let zero = _mm512_setzero_si512();
     // Words 0 (or 1) of four lanes' blocks from each of two vectors, in ORDER.
     let pick = _mm512_setr_epi64(0, 4, 8, 12, 2, 6, 10, 14);
     let second = _mm512_setr_epi64(1, 5, 9, 13, 3, 7, 11, 15);
@@ -260,7 +259,8 @@ fn kept_words<const S: usize, const ALIGNED: bool>(
     // A big-endian word's index bits, and the index of value k there (at most 8 bits).
     let index_bits = _mm512_set1_epi64((layout.index_mask() << 56) as i64);
     let index = |k: usize| _mm512_set1_epi64(((k as u64) << 56) as i64);
-    let mut kept = [[zero; S]; CHUNKS];
+    // Empty slots all ones, which no key lies above (see `rank_kept`).
+    let mut kept = [[_mm512_set1_epi64(-1); S]; CHUNKS];
     let blocks_per_value = layout.bytes_per_value() / 16;
     // The lanes' blocks of row `j`, as lines of four.
     let lines = |j: usize| {
@@ -317,8 +317,14 @@ fn kept_words<const S: usize, const ALIGNED: bool>(
 }
 
 /// Per word, the key of rank `rank` among the first `count` of the keys in `words` (big-endian,
-/// each with its index in place of its last bits), and (bit w) whether another of them ties its
-/// leading bits.
+/// each with its index in place of its last bits; the slots past them all ones), and (bit w)
+/// whether another of them ties its leading bits, or no key was found (see below).
+///
+/// Each pair of slots is compared once, into a mask, which counts toward the rank of both: the
+/// compares into masks are what this runs at. Keys are distinct, and no key lies below an empty
+/// slot, so every key's count of keys below it is exact unless a key is all ones; that key is
+/// then counted above the empty slots too and never found, and a lane where no key is found is
+/// marked tied, which picks its digit again from whole values.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn rank_kept<const S: usize>(
@@ -327,31 +333,38 @@ fn rank_kept<const S: usize>(
     rank: __m512i,
     count: __m512i,
 ) -> (__m512i, __mmask8) {
-    let zero = _mm512_setzero_si512();
     let one = _mm512_set1_epi64(1);
     // Keystream words are big-endian.
     let swap = _mm512_broadcast_i32x4(_mm_setr_epi8(
         7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
     ));
-    let value_mask = _mm512_set1_epi64(layout.value_mask() as i64);
     let keys = words.map(|word| _mm512_shuffle_epi8(word, swap));
-    let valid: [__mmask8; S] =
-        core::array::from_fn(|s| _mm512_cmpgt_epu64_mask(count, _mm512_set1_epi64(s as i64)));
-    let (mut found, mut tied) = (zero, 0);
+    // Slot s starts as if it lay above each later slot; each compare takes one away where not.
+    let mut below: [__m512i; S] = core::array::from_fn(|s| _mm512_set1_epi64((S - 1 - s) as i64));
     for s in 0..S {
-        let (mut below, mut shared) = (zero, 0);
-        for t in (0..S).filter(|&t| t != s) {
-            let less = valid[t] & _mm512_cmpgt_epu64_mask(keys[s], keys[t]);
-            below = _mm512_mask_add_epi64(below, less, below, one);
-            let differ = _mm512_xor_si512(keys[s], keys[t]);
-            shared |= valid[t] & _mm512_testn_epi64_mask(differ, value_mask);
+        for t in s + 1..S {
+            let less = _mm512_cmplt_epu64_mask(keys[s], keys[t]);
+            below[s] = _mm512_mask_sub_epi64(below[s], less, below[s], one);
+            below[t] = _mm512_mask_add_epi64(below[t], less, below[t], one);
         }
-        // Only the chosen key's ties count: the others' order does not change its rank.
-        let chosen = valid[s] & _mm512_cmpeq_epi64_mask(below, rank);
-        found = _mm512_mask_mov_epi64(found, chosen, keys[s]);
-        tied |= chosen & shared;
     }
-    (found, tied)
+    let mut found = _mm512_setzero_si512();
+    let mut any = 0;
+    for s in 0..S {
+        let valid = _mm512_cmpgt_epu64_mask(count, _mm512_set1_epi64(s as i64));
+        let chosen = _mm512_mask_cmpeq_epi64_mask(valid, below[s], rank);
+        found = _mm512_mask_mov_epi64(found, chosen, keys[s]);
+        any |= chosen;
+    }
+    // The found key ties itself: another slot (an empty one only if the key is all ones)
+    // makes two.
+    let value_mask = _mm512_set1_epi64(layout.value_mask() as i64);
+    let same = keys.iter().fold(_mm512_setzero_si512(), |same, &key| {
+        let equal = _mm512_testn_epi64_mask(_mm512_xor_si512(found, key), value_mask);
+        _mm512_mask_add_epi64(same, equal, same, one)
+    });
+    let tied = _mm512_cmpgt_epu64_mask(same, one);
+    (found, tied | !any)
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]

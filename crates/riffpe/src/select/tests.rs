@@ -673,28 +673,37 @@ mod group {
                         }
                     }
                 }
-                let smallest = if top { n - sharing } else { 0 } as u32;
-                for rank in 0..sharing as u32 {
-                    let digits: Vec<u32> = (0..lanes as u32)
-                        .map(|l| smallest + (rank + l) % sharing as u32)
-                        .collect();
-                    let case = (lanes, n, b, bytes.clone(), digits);
-                    for group in ConstantTimeGroup::available().into_iter().flatten() {
-                        let forward = move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| {
-                            group.select(b, w, d, true)
-                        };
-                        check(&case, &[("constant-time group forward", &forward, true)]).unwrap();
-                    }
-                    // The fast passes pick such a lane from its whole keys.
-                    for group in Group::available().into_iter().flatten() {
-                        let forward =
-                            |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.forward(b, w, d);
-                        check(&case, &[("group forward", &forward, true)]).unwrap();
-                    }
-                    #[cfg(target_arch = "x86_64")]
-                    check_plane_ranked(&case).unwrap();
-                }
+                let smallest = if top { n - sharing } else { 0 };
+                check_each_rank((lanes, n, b), &bytes, smallest..smallest + sharing);
             }
+        }
+    }
+
+    /// Each of the keys of `ranks` (which share their two leading octets in every lane) as a
+    /// lane's key of rank x in turn, forward: by the constant-time kernels, by the fast ones
+    /// (which pick such a lane from its whole keys), and the keys the constant-time ranking finds.
+    fn check_each_rank(
+        (lanes, n, b): (usize, usize, usize),
+        bytes: &[u8],
+        ranks: core::ops::Range<usize>,
+    ) {
+        let sharing = ranks.len() as u32;
+        for rank in 0..sharing {
+            let digits: Vec<u32> = (0..lanes as u32)
+                .map(|l| ranks.start as u32 + (rank + l) % sharing)
+                .collect();
+            let case = (lanes, n, b, bytes.to_vec(), digits);
+            for group in ConstantTimeGroup::available().into_iter().flatten() {
+                let forward =
+                    move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.select(b, w, d, true);
+                check(&case, &[("constant-time group forward", &forward, true)]).unwrap();
+            }
+            for group in Group::available().into_iter().flatten() {
+                let forward = |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| group.forward(b, w, d);
+                check(&case, &[("group forward", &forward, true)]).unwrap();
+            }
+            #[cfg(target_arch = "x86_64")]
+            check_plane_ranked(&case).unwrap();
         }
     }
 
@@ -731,20 +740,7 @@ mod group {
                         set_byte(&mut bytes, (lanes, lane, b), k, j, byte);
                     }
                 }
-                for rank in 0..sharing as u32 {
-                    let digits: Vec<u32> = (0..lanes as u32)
-                        .map(|l| n as u32 - sharing as u32 + (rank + l) % sharing as u32)
-                        .collect();
-                    let case = (lanes, n, b, bytes.clone(), digits);
-                    for group in ConstantTimeGroup::available().into_iter().flatten() {
-                        let forward = move |b: &Blocks<'_>, w: Work<'_>, d: &mut [u32]| {
-                            group.select(b, w, d, true)
-                        };
-                        check(&case, &[("constant-time group forward", &forward, true)]).unwrap();
-                    }
-                    #[cfg(target_arch = "x86_64")]
-                    check_plane_ranked(&case).unwrap();
-                }
+                check_each_rank((lanes, n, b), &bytes, n - sharing..n);
             }
         }
     }

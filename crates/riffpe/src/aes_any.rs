@@ -171,9 +171,9 @@ mod tests {
     use std::vec::Vec;
 
     /// Lockstep on each of this crate's own backends the CPU runs, not only the one
-    /// `new_from_slice` picks, gives what the `aes` crate gives one message at a time: for counts whose last
-    /// group runs padded (to half a batch or a whole one) and whose does not, with a tweak per
-    /// message, in both modes of selection.
+    /// `new_from_slice` picks, gives what the `aes` crate gives one message at a time: for
+    /// counts whose last group runs padded (to half a batch or a whole one), as single messages
+    /// (a pair) or as it is, with a tweak per message, in both modes of selection.
     #[test]
     fn own_backends_in_lockstep_equal_the_aes_crate_one_message_at_a_time() {
         let key = [0x5a; 16];

@@ -389,38 +389,44 @@ impl LockstepClosure for Lockstep<'_> {
             Tweak::Fixed | Tweak::Bytes(_) => None,
         };
         let mut padded = self.padded;
-        for (g, whole) in self.messages.chunks_mut(self.lanes * digits).enumerate() {
-            let lanes = whole.len() / digits;
-            let runs_as = if lanes < self.lanes {
-                short_runs_as
-            } else {
-                lanes
-            };
-            let part = runs_as.min(lanes);
-            for (p, messages) in whole.chunks_mut(part * digits).enumerate() {
-                let lanes = messages.len() / digits;
-                let first = g * self.lanes + p * part;
-                let prefix = per_message.as_ref().map(|(tweaks, prefix)| {
-                    let tweaks: &[&[u8]] = &tweaks[first..][..lanes];
-                    (tweaks, prefix)
-                });
-                let pads = runs_as > lanes;
-                // One call site, so that the group's code is inlined once.
-                let (work, work_lanes, work_prefix) = match padded.as_mut().filter(|_| pads) {
-                    Some(padded) => {
-                        padded.messages[..messages.len()].copy_from_slice(messages);
-                        let prefix = prefix.map(|(tweaks, prefix)| {
-                            padded.tweaks[..lanes].copy_from_slice(tweaks);
-                            (&padded.tweaks[..runs_as], prefix)
-                        });
-                        (&mut padded.messages[..runs_as * digits], runs_as, prefix)
-                    }
-                    None => (&mut *messages, lanes, prefix),
-                };
-                group.run(self.domain, work, work_lanes, work_prefix, self.direction);
-                if let Some(padded) = padded.as_ref().filter(|_| pads) {
-                    messages.copy_from_slice(&padded.messages[..messages.len()]);
+        // Whole groups, then the short one: whole, or in parts of `short_runs_as` where the
+        // backend runs fewer lanes for less.
+        let part = short_runs_as.min(short).max(1);
+        let (whole, last) = self
+            .messages
+            .split_at_mut(self.messages.len() - short * digits);
+        let groups = whole
+            .chunks_mut(self.lanes * digits)
+            .chain(last.chunks_mut(part * digits));
+        let mut first = 0;
+        for messages in groups {
+            let lanes = messages.len() / digits;
+            let prefix = per_message.as_ref().map(|(tweaks, prefix)| {
+                let tweaks: &[&[u8]] = &tweaks[first..][..lanes];
+                (tweaks, prefix)
+            });
+            first += lanes;
+            // Only the short group runs as more lanes than it has: padded.
+            let pads = short_runs_as > lanes;
+            // One call site, so that the group's code is inlined once.
+            let (work, work_lanes, work_prefix) = match padded.as_mut().filter(|_| pads) {
+                Some(padded) => {
+                    padded.messages[..messages.len()].copy_from_slice(messages);
+                    let prefix = prefix.map(|(tweaks, prefix)| {
+                        padded.tweaks[..lanes].copy_from_slice(tweaks);
+                        (&padded.tweaks[..short_runs_as], prefix)
+                    });
+                    (
+                        &mut padded.messages[..short_runs_as * digits],
+                        short_runs_as,
+                        prefix,
+                    )
                 }
+                None => (&mut *messages, lanes, prefix),
+            };
+            group.run(self.domain, work, work_lanes, work_prefix, self.direction);
+            if let Some(padded) = padded.as_ref().filter(|_| pads) {
+                messages.copy_from_slice(&padded.messages[..messages.len()]);
             }
         }
     }

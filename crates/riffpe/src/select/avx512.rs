@@ -320,8 +320,8 @@ fn kept_words<const S: usize, const ALIGNED: bool>(
 /// each with its index in place of its last bits; the slots past them all ones), and (bit w)
 /// whether another of them ties its leading bits, or no key was found (see below).
 ///
-/// Each pair of slots is compared once, into a mask, which counts toward the rank of both: the
-/// compares into masks are what this runs at. Keys are distinct, and no key lies below an empty
+/// Each pair of slots is compared once, into a mask, which counts toward the rank of both:
+/// compares into masks are most of this work, and some cores run one a cycle. Keys are distinct, and no key lies below an empty
 /// slot, so every key's count of keys below it is exact unless a key is all ones; that key is
 /// then counted above the empty slots too and never found, and a lane where no key is found is
 /// marked tied, which picks its digit again from whole values.

@@ -139,8 +139,8 @@ pub enum Selection {
     /// pass over every value and ranks them against each other.
     /// The exceptions: a tie of a value's leading 64 bits with another's, which happens with
     /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100), compares the two
-    /// values in full (over planes also a key of rank x whose 64 leading bits are all ones, below
-    /// n·2^-56); one message from radix 48 (112 on Zen 3 to 5) to 256, more than five keys
+    /// values in full (over planes with AVX-512 also a key of rank x whose 64 leading bits are
+    /// all ones, below n·2^-56); one message from radix 48 (112 on Zen 3 to 5) to 256, more than five keys
     /// that share the leading
     /// 16 bits of the key of rank x, with probability below C(n, 6)·2^-80 per step (2^-41 at 256),
     /// make the search go on over all four quarters; and in lockstep with AVX2 up to radix 256,

@@ -153,9 +153,8 @@ pub(crate) struct Layout {
     pub selection: crate::Selection,
     /// Which code selects in lockstep, chosen from `selection` and the CPU.
     pub kernel: crate::select::Kernel,
-    /// The radix from which constant-time π of one message searches after its chain, chosen
-    /// from the CPU (`select::searched_radix`).
-    pub searched_radix: u32,
+    /// How constant-time π of one message finds the key of rank x, chosen from the CPU.
+    pub one_message: crate::select::OneMessage,
 }
 
 impl Layout {
@@ -210,7 +209,7 @@ impl Layout {
             digits,
             selection,
             kernel: crate::select::Kernel::detect(selection, max_radix),
-            searched_radix: crate::select::searched_radix(),
+            one_message: crate::select::OneMessage::detect(),
         };
         let needed = layout.scratch_bytes();
         if needed > crate::MAX_SCRATCH_BYTES {

@@ -371,7 +371,7 @@ impl LockstepClosure for Lockstep<'_> {
             && self.layout.selection == Selection::ConstantTime;
         let radices = (0..digits).map(|i| self.domain.radix(i).unwrap_or(2));
         // Made here and borrowed: moving it into the group would copy its kilobytes.
-        let mut kept = keeps.then(|| Kept::for_radices(radices, self.layout.searched_radix));
+        let mut kept = keeps.then(|| Kept::for_radices(radices, self.layout.one_message));
         let mut group = Group {
             backend,
             ivs: ParBlocks::<B>::default(),

@@ -607,30 +607,37 @@ mod tests {
     }
 
     /// Constant-time π of one message gives the fast selection's results whichever radix it
-    /// searches from (the CPU picks 48 or 112), ranking on arrival or searching on either side
-    /// of each, RiffpeX's steps switching between the two within a message.
+    /// searches from (the CPU picks 48, 80 or 112) and whichever search it runs (AVX-512's where
+    /// the CPU has it, else the 128-bit one), ranking on arrival or searching on either side of
+    /// each, RiffpeX's steps switching between the two within a message.
     #[test]
     fn one_message_ranks_or_searches_alike() {
-        use crate::select::searched_radix;
+        use crate::select::{OneMessage, WideSearch};
+        let ways = [48, 80, 112].into_iter().flat_map(|searched_radix| {
+            [None, WideSearch::detect()].map(|wide| OneMessage {
+                searched_radix,
+                wide,
+            })
+        });
         let fast = |fpe: &Riffpe| {
             let fast = Riffpe::builder(fpe.radix(), fpe.digits()).selection(Selection::Fast);
             fast.build(&KEY).unwrap()
         };
-        for radix in [47, 48, 49, 64, 100, 111, 112, 113, 256] {
+        for radix in [47, 48, 49, 64, 79, 80, 100, 111, 112, 113, 256] {
             let mut fpe = Riffpe::builder(radix, 6).build(&KEY).unwrap();
             assert_eq!(fpe.selection(), Selection::ConstantTime);
-            assert!([48, 112].contains(&fpe.layout.searched_radix));
-            assert_eq!(fpe.layout.searched_radix, searched_radix());
+            assert_eq!(fpe.layout.one_message, OneMessage::detect());
+            assert!(ways.clone().any(|way| way == fpe.layout.one_message));
             let fast = fast(&fpe);
-            for searched_from in [48, 112] {
-                fpe.layout.searched_radix = searched_from;
+            for way in ways.clone() {
+                fpe.layout.one_message = way;
                 for seed in 0..8u32 {
                     let message: [u32; 6] =
                         core::array::from_fn(|d| (seed * 37 + d as u32 * 11) % radix);
                     let (mut ours, mut theirs) = (message, message);
                     fpe.encrypt(&mut ours).unwrap();
                     fast.encrypt(&mut theirs).unwrap();
-                    assert_eq!(ours, theirs, "radix {radix}, from {searched_from}");
+                    assert_eq!(ours, theirs, "radix {radix}, {way:?}");
                 }
             }
         }
@@ -643,11 +650,11 @@ mod tests {
         let message = [39, 0, 119, 31, 200, 9];
         let (mut expected, mut ours) = (message, message);
         fast.encrypt(&mut expected).unwrap();
-        for searched_from in [48, 112] {
-            mixed.layout.searched_radix = searched_from;
+        for way in ways {
+            mixed.layout.one_message = way;
             ours.copy_from_slice(&message);
             mixed.encrypt(&mut ours).unwrap();
-            assert_eq!(ours, expected, "from {searched_from}");
+            assert_eq!(ours, expected, "{way:?}");
         }
     }
 

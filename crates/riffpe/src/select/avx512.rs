@@ -67,6 +67,13 @@ impl Avx512 {
         // SAFETY: as for `forward`.
         unsafe { rank_planes::<S>(blocks, first, hits, lanes) }
     }
+
+    /// [`pick_one`]: one message's constant-time π over its keys.
+    #[inline(always)]
+    pub(super) fn pick_one(self, layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
+        // SAFETY: as for `forward`; AVX-512 F's CPUs all have POPCNT.
+        unsafe { pick_one(layout, keys, x) }
+    }
 }
 
 cpufeatures::new!(vbmi_cpu, "avx512f", "avx512bw", "avx512vbmi");
@@ -889,4 +896,121 @@ fn inverse_chunk<const CONSTANT_TIME: bool>(
     }
     let (pivot, below, same) = (array(pivot), array(below), array(same));
     rank_digits(blocks, first, &pivot, below, same, digits);
+}
+
+/// Slots for one message's keys that share the leading 16 bits of the key of rank x
+/// ([`pick_one`]): a vector of them.
+const ONE_SLOTS: u32 = 8;
+
+/// One message's constant-time π over its `keys` (at most 256; those of the step, in order):
+/// the key of rank `x` and whether another shares its leading bits (never where keys are
+/// exact), or `None` if more than [`ONE_SLOTS`] keys share its leading 16 bits. The leading 16
+/// bits of every key, 32 to a vector, are searched two bits a pass, three candidates counted
+/// by mask compares; then the keys that share the bits found are gathered into one vector
+/// (compressed from each eight keys, expanded into the next free slots) and ranked against each
+/// other. No branch or address depends on the keys or on `x`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,popcnt")]
+fn pick_one(layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
+    debug_assert!((1..=256).contains(&keys.len()) && (x as usize) < keys.len());
+    // Eight keys a chunk; lanes past the last key are masked off, never read.
+    let chunk = |c: usize| {
+        let keys = &keys[CHUNK * c..];
+        let present = (0xffu16 >> (CHUNK - keys.len().min(CHUNK))) as u8;
+        // SAFETY: a masked load reads only the lanes in `present` (the others cannot fault),
+        // and those are keys.
+        let words = unsafe { _mm512_maskz_loadu_epi64(present, keys.as_ptr().cast()) };
+        (words, present)
+    };
+    let chunks = keys.len().div_ceil(CHUNK);
+    // The leading 16 bits of keys 32·v to 32·v + 31 in vector v; `valid` masks those present.
+    let mut leads = [_mm512_setzero_si512(); 8];
+    let mut valid = [0u32; 8];
+    let vectors = keys.len().div_ceil(32);
+    let wanted = leads.iter_mut().zip(&mut valid).take(vectors);
+    for (v, (leads, valid)) in wanted.enumerate() {
+        let part = |p: usize| {
+            let c = 4 * v + p;
+            if c < chunks {
+                _mm512_cvtepi64_epi16(_mm512_srli_epi64::<48>(chunk(c).0))
+            } else {
+                _mm_setzero_si128()
+            }
+        };
+        let low = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(part(0)), part(1));
+        let high = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(part(2)), part(3));
+        *leads = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(low), high);
+        let present = keys.len().saturating_sub(32 * v).min(32);
+        *valid = ((1u64 << present) - 1) as u32;
+    }
+    // Keys below each of three candidates (and the lead found so far, as a vector).
+    let counts = |candidates: [__m512i; 3]| -> [u32; 3] {
+        let mut counts = [0u32; 3];
+        for v in 0..vectors {
+            for (count, &candidate) in counts.iter_mut().zip(&candidates) {
+                *count += _mm512_mask_cmplt_epu16_mask(valid[v], leads[v], candidate).count_ones();
+            }
+        }
+        counts
+    };
+    // The largest lead with at most x keys below it: two bits a pass, whose three candidates'
+    // counts are nondecreasing, so those that keep at most x below give the bits.
+    let mut lead = _mm512_setzero_si512();
+    for shift in (0..16).step_by(2).rev() {
+        let candidates = [1u16, 2, 3]
+            .map(|step| _mm512_or_si512(lead, _mm512_set1_epi16((step << shift) as i16)));
+        let bits: u32 = counts(candidates)
+            .iter()
+            .map(|&count| u32::from(count <= x))
+            .sum();
+        lead = _mm512_or_si512(lead, _mm512_set1_epi16((bits << shift) as u16 as i16));
+    }
+    let below: u32 = (0..vectors)
+        .map(|v| _mm512_mask_cmplt_epu16_mask(valid[v], leads[v], lead).count_ones())
+        .sum();
+    let rank = x - below;
+    // The keys that share the lead, in the slots from the first; the others all ones, which
+    // lie below no key. Two sets of slots (even and odd chunks) halve the chain of expands.
+    let wanted = _mm512_cvtepu16_epi64(_mm512_castsi512_si128(lead));
+    let gather = |c: usize, slots: __m512i, filled: u32| {
+        if c >= chunks {
+            return (slots, filled);
+        }
+        let (words, present) = chunk(c);
+        let shares = _mm512_mask_cmpeq_epu64_mask(present, _mm512_srli_epi64::<48>(words), wanted);
+        let count = u32::from(shares).count_ones();
+        let into = (((1u32 << count) - 1) << filled.min(ONE_SLOTS)) as u8;
+        let slots =
+            _mm512_mask_expand_epi64(slots, into, _mm512_maskz_compress_epi64(shares, words));
+        (slots, filled + count)
+    };
+    let (mut even, mut odd) = ((_mm512_set1_epi64(-1), 0), (_mm512_set1_epi64(-1), 0));
+    for c in (0..chunks).step_by(2) {
+        even = gather(c, even.0, even.1);
+        odd = gather(c + 1, odd.0, odd.1);
+    }
+    let (slots, filled) = ([even.0, odd.0], [even.1, odd.1]);
+    let shared = filled[0] + filled[1];
+    let into = (((1u32 << filled[1].min(ONE_SLOTS)) - 1) << filled[0].min(ONE_SLOTS)) as u8;
+    let slots = _mm512_mask_expand_epi64(slots[0], into, slots[1]);
+    if shared > ONE_SLOTS {
+        return None;
+    }
+    // Each slot's rank among the slots: one for every slot below it.
+    let mut ranks = _mm512_setzero_si512();
+    for s in 0..i64::from(ONE_SLOTS) {
+        let slot = _mm512_permutexvar_epi64(_mm512_set1_epi64(s), slots);
+        let above = _mm512_cmplt_epu64_mask(slot, slots);
+        ranks = _mm512_mask_sub_epi64(ranks, above, ranks, _mm512_set1_epi64(-1));
+    }
+    let filled = ((1u32 << shared) - 1) as u8;
+    let picked = _mm512_mask_cmpeq_epu64_mask(filled, ranks, _mm512_set1_epi64(i64::from(rank)));
+    let found = _mm512_mask_reduce_or_epi64(picked, slots) as u64;
+    // Keys that share the found key's leading bits share its leading 16, so are all slots.
+    let value_mask = _mm512_set1_epi64(layout.value_mask() as i64);
+    let same = _mm512_mask_testn_epi64_mask(
+        filled,
+        _mm512_xor_si512(slots, _mm512_set1_epi64(found as i64)),
+        value_mask,
+    );
+    Some((found, !layout.exact() && same.count_ones() != 1))
 }

@@ -2,7 +2,7 @@
 //! branches and memory accesses that depend only on the radix and `bytes_per_value`.
 
 use super::quarter_search::{Pair, quarter_of, search_lead, search_one};
-use super::{KeyLayout, Vector128, mask};
+use super::{KeyLayout, OneMessage, Vector128, WideSearch, mask};
 
 /// Largest radix whose keys one message keeps as they arrive ([`Ranks`], [`Quarters`]).
 pub(crate) const RANKED_RADIX: u32 = 256;
@@ -13,8 +13,12 @@ pub(crate) const RANKED_RADIX: u32 = 256;
 pub(crate) const SEARCHED_RADIX: u32 = 48;
 
 /// [`SEARCHED_RADIX`] on AMD's Zen 3 to Zen 5 cores, where ranking on arrival hides behind the
-/// chain up to larger radices (`select::searched_radix` picks one of the two).
+/// chain up to larger radices (`OneMessage::detect` picks among the three).
 pub(crate) const SEARCHED_RADIX_ZEN: u32 = 112;
+
+/// [`SEARCHED_RADIX_ZEN`] where the search runs on AVX-512 (Zen 4 and Zen 5,
+/// [`WideSearch`]), which costs less than the 128-bit one.
+pub(crate) const SEARCHED_RADIX_ZEN_WIDE: u32 = 80;
 
 /// Keys ranked side by side: a multiple of every SIMD width the ranking loop compiles to.
 const LANES: usize = 4;
@@ -215,19 +219,21 @@ impl Quarters {
 }
 
 /// What constant-time π of one message keeps as its keys arrive, made once per call for the
-/// radices the call will see: [`Ranks`] below the radix it searches from ([`SEARCHED_RADIX`] or
-/// [`SEARCHED_RADIX_ZEN`]), [`Quarters`] from there up to [`RANKED_RADIX`] (each only if some
-/// radix needs it).
+/// radices the call will see: [`Ranks`] below the radix it searches from
+/// ([`OneMessage::searched_radix`]), from there up to [`RANKED_RADIX`] [`Quarters`], unless
+/// AVX-512 searches the keys themselves ([`WideSearch`]) (each only if some radix needs it).
 pub(crate) struct Kept {
     ranks: Option<Ranks>,
     quarters: Option<Quarters>,
-    searched_from: u32,
+    one_message: OneMessage,
 }
 
 /// Where one step's keys go as they arrive ([`Kept::step`]).
 pub(crate) enum Arrivals<'a> {
     Ranked(&'a mut Ranks),
     Searched(&'a mut Quarters),
+    /// Nowhere but the keys: AVX-512 searches those after the chain.
+    Wide(WideSearch),
 }
 
 impl Arrivals<'_> {
@@ -237,33 +243,38 @@ impl Arrivals<'_> {
         match self {
             Arrivals::Ranked(ranks) => Arrivals::Ranked(ranks),
             Arrivals::Searched(quarters) => Arrivals::Searched(quarters),
+            Arrivals::Wide(wide) => Arrivals::Wide(*wide),
         }
     }
 }
 
 impl Kept {
-    /// For steps of `radices`, searched for after the chain from radix `searched_from` on
-    /// ([`SEARCHED_RADIX`] or [`SEARCHED_RADIX_ZEN`]) and ranked on arrival below.
+    /// For steps of `radices`, searched for after the chain as `one_message` says from its
+    /// radix on, and ranked on arrival below.
     #[inline(always)]
     pub(crate) fn for_radices(
         radices: impl Iterator<Item = u32> + Clone,
-        searched_from: u32,
+        one_message: OneMessage,
     ) -> Self {
+        let searched_from = one_message.searched_radix;
         debug_assert!((SEARCHED_RADIX..=SEARCHED_RADIX_ZEN).contains(&searched_from));
         let ranked = |n| n < searched_from;
-        let searched = |n| (searched_from..=RANKED_RADIX).contains(&n);
+        let quartered =
+            |n| one_message.wide.is_none() && (searched_from..=RANKED_RADIX).contains(&n);
         Kept {
             ranks: radices.clone().any(ranked).then(Ranks::new),
-            quarters: radices.into_iter().any(searched).then(Quarters::new),
-            searched_from,
+            quarters: radices.into_iter().any(quartered).then(Quarters::new),
+            one_message,
         }
     }
 
     /// Ready for a step of radix `n`: where its keys go, or `None` above [`RANKED_RADIX`].
     #[inline(always)]
     pub(crate) fn step(&mut self, n: u32) -> Option<Arrivals<'_>> {
-        if n < self.searched_from {
+        if n < self.one_message.searched_radix {
             Some(Arrivals::Ranked(self.ranks.as_mut()?))
+        } else if let (true, Some(wide)) = (n <= RANKED_RADIX, self.one_message.wide) {
+            Some(Arrivals::Wide(wide))
         } else if n <= RANKED_RADIX {
             let quarters = self.quarters.as_mut()?;
             quarters.reset(n as usize);
@@ -378,6 +389,7 @@ impl KeyLayout {
         match arrivals {
             Arrivals::Ranked(ranks) => self.rank_arrival(key, j, ranks),
             Arrivals::Searched(quarters) => quarters.set_lead(j, key),
+            Arrivals::Wide(_) => {}
         }
     }
 
@@ -393,6 +405,28 @@ impl KeyLayout {
         match arrivals {
             Arrivals::Ranked(ranks) => self.pick_ranked(keystream, keys, ranks, x),
             Arrivals::Searched(quarters) => self.pick_searched(keystream, keys, quarters, x),
+            Arrivals::Wide(wide) => self.pick_wide(*wide, keystream, keys, x),
+        }
+    }
+
+    /// π(x) from AVX-512's search over all `n` keys ([`WideSearch`]: their leading 16 bits
+    /// searched, then the at most eight keys that share those gathered and ranked against each
+    /// other). If more share them (probability below C(n, 9)·2^-128 per step), π(x) is
+    /// picked as [`KeyLayout::forward_constant_time`] picks it; if the key found shares its
+    /// leading bits with another, with whole values compared.
+    #[inline(always)]
+    pub(crate) fn pick_wide(
+        &self,
+        wide: WideSearch,
+        keystream: &[u8],
+        keys: &[u64],
+        x: u32,
+    ) -> u32 {
+        let keys = &keys[..self.n as usize];
+        match wide.pick(self, keys, x) {
+            Some((found, false)) => (found & self.index_mask()) as u32,
+            Some((_, true)) => self.pick(keystream, keys, x),
+            None => self.forward_constant_time(keystream, keys, x),
         }
     }
 
@@ -573,6 +607,53 @@ mod tests {
             for (x, &(_, expected)) in pairs.iter().enumerate() {
                 let mut kept = quarters.clone();
                 let picked = layout.pick_searched(&keystream, &keys, &mut kept, x as u32);
+                prop_assert_eq!(picked as usize, expected, "rank {} of {}", x, n);
+            }
+        }
+
+        /// AVX-512's search over one message's keys (where the CPU has it) finds the key of each
+        /// rank, flags exactly the ties of leading bits, and gives up only where more than eight
+        /// keys share the leading 16 bits of the key sought; π(x) through it, its fallbacks
+        /// included, is the full pick's. Leads from tiny alphabets make every path run.
+        #[test]
+        fn wide_search_finds_the_key_of_each_rank(
+            leads in leads(),
+            tail in any::<u64>(),
+            b in prop_oneof![Just(1usize), Just(16)],
+        ) {
+            let Some(wide) = WideSearch::detect() else {
+                return Ok(());
+            };
+            let n = leads.len();
+            let layout = KeyLayout::new(n as u32, b);
+            let mut keystream = std::vec![0u8; n * b + 8];
+            for (j, &lead) in leads.iter().enumerate() {
+                keystream[j * b..][..8].copy_from_slice(&lead.to_be_bytes());
+                if b == 16 {
+                    let tail = tail.wrapping_mul(j as u64 % 3);
+                    keystream[j * b + 8..][..8].copy_from_slice(&tail.to_be_bytes());
+                }
+            }
+            let keys: Vec<u64> = (0..n).map(|j| layout.key(&keystream, j)).collect();
+            let mut sorted = keys.clone();
+            sorted.sort_unstable();
+            let mut pairs: Vec<(&[u8], usize)> =
+                (0..n).map(|j| (&keystream[j * b..][..b], j)).collect();
+            pairs.sort_unstable();
+            for (x, (&key, &(_, expected))) in sorted.iter().zip(&pairs).enumerate() {
+                let sharing = keys.iter().filter(|&&k| k >> 48 == key >> 48).count();
+                match wide.pick(&layout, &keys, x as u32) {
+                    None => prop_assert!(sharing > 8, "rank {} of {}", x, n),
+                    Some((found, tied)) => {
+                        prop_assert!(sharing <= 8, "rank {} of {}", x, n);
+                        let ties = keys.iter().filter(|&&k| layout.same_lead(k, key)).count() > 1;
+                        prop_assert_eq!(tied, !layout.exact() && ties, "rank {} of {}", x, n);
+                        if !tied {
+                            prop_assert_eq!(found, key, "rank {} of {}", x, n);
+                        }
+                    }
+                }
+                let picked = layout.pick_wide(wide, &keystream, &keys, x as u32);
                 prop_assert_eq!(picked as usize, expected, "rank {} of {}", x, n);
             }
         }

@@ -40,10 +40,11 @@
 //! AVX-512, eight lanes to a vector).
 //!
 //! Constant-time π of one message ranks the keys as they arrive (four at a time) below radix
-//! 48, or 112 on AMD's Zen 3 to Zen 5 cores ([`searched_radix`], picked when a cipher is built),
-//! and searches for the key of rank x after the chain from there on (`constant_time`): up to
-//! radix 256 for its leading 16-bit quarter (by `quarter_search`), then among the few keys that
-//! share it.
+//! 48, or on AMD's Zen 3 to Zen 5 cores 112 (80 with AVX-512) ([`OneMessage`], picked when a
+//! cipher is built), and searches for the key of rank x after the chain from there on
+//! (`constant_time`): up to radix 256 for its leading 16 bits (with AVX-512 over the keys, 32
+//! to a compare, `avx512`; else over the leading 16-bit quarters kept as the keys arrive, by
+//! `quarter_search`), then among the few keys that share them.
 //!
 //! One backend a file: `portable` (lane by lane, every CPU), `constant_time`, `group` (the
 //! group kernel's shared passes), `quarter_search` (its constant-time search for 128-bit
@@ -117,17 +118,20 @@ pub enum Selection {
     /// default above radix 256.
     Fast,
     /// About n² compares per step below radix 48 (one message on AMD's Zen 3 to Zen 5 cores:
-    /// below 112) and at most 64·n from there on (96·n above radix 256 one message at a time),
-    /// with branches and memory accesses that depend only on the radix and `bytes_per_value`:
-    /// the key of rank x is found branch-free and its index picked with masks (encryption); the
-    /// digit's key is fetched by a masked scan and ranked (decryption).
+    /// below 112, or 80 with AVX-512) and at most 64·n from there on (96·n above radix 256 one
+    /// message at a time), with branches and memory accesses that depend only on the radix and
+    /// `bytes_per_value`: the key of rank x is found branch-free and its index picked with masks
+    /// (encryption); the digit's key is fetched by a masked scan and ranked (decryption).
     /// Encrypting one message ranks the keys as their AES blocks arrive, four at a time (radices
     /// below 48, or below 112 on AMD's Zen 3 to Zen 5, where ranking hides behind the chain up to
-    /// larger radices; 1.75 KiB of stack); from there on, where the n²/2 compares of ranking
-    /// outgrow the chain, the key of rank x is searched for after it, bit by bit: up to radix 256
-    /// its leading 16-bit quarter, sixteen keys to a pair of 128-bit vectors (SSE2, NEON; 2 KiB of
-    /// stack), then the at most five keys that share that quarter are gathered in a masked pass and
-    /// ranked against each other; above radix 256 two bits a pass over whole keys. In lockstep on
+    /// larger radices, 80 there with AVX-512; 1.75 KiB of stack); from there on, where the n²/2
+    /// compares of ranking outgrow the chain, the key of rank x is searched for after it, bit by
+    /// bit: up to radix 256 its leading 16 bits, with AVX-512 those of the keys, 32 to a compare,
+    /// two bits a pass, after which the at most eight keys that share them are gathered into one
+    /// vector and ranked against each other; else its leading 16-bit quarter, sixteen keys to a
+    /// pair of 128-bit vectors (SSE2, NEON; 2 KiB of stack), then the at most five keys that
+    /// share that quarter are gathered in a masked pass and ranked against each other; above
+    /// radix 256 two bits a pass over whole keys. In lockstep on
     /// x86-64 and aarch64 with radices up to 32 767, the group kernel's constant-time passes select
     /// for eight lanes at a time. Encryption with AVX2 searches a bit a pass over the keys' leading
     /// two octets up to radix 64, three up to radix 256 (32 keys to a compare), then ranks the at
@@ -140,10 +144,11 @@ pub enum Selection {
     /// The exceptions: a tie of a value's leading 64 bits with another's, which happens with
     /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100), compares the two
     /// values in full (over planes with AVX-512 also a key of rank x whose 64 leading bits are
-    /// all ones, below n·2^-56); one message from radix 48 (112 on Zen 3 to 5) to 256, more than five keys
-    /// that share the leading
-    /// 16 bits of the key of rank x, with probability below C(n, 6)·2^-80 per step (2^-41 at 256),
-    /// make the search go on over all four quarters; and in lockstep with AVX2 up to radix 256,
+    /// all ones, below n·2^-56); one message from radix 48 (112 on Zen 3 to 5, 80 with AVX-512)
+    /// to 256, more than five keys that share the leading 16 bits of the key of rank x, with
+    /// probability below C(n, 6)·2^-80 per step (2^-41 at 256; with AVX-512 more than eight,
+    /// below C(n, 9)·2^-128, 2^-74 at 256), make the search go on over all four quarters; and in
+    /// lockstep with AVX2 up to radix 256,
     /// more keys of a lane that share those two or three leading octets than are ranked, with
     /// probability below C(n, 5)·2^-64 per step up to radix 64 (2^-41 at 64), C(n, 5)·2^-96 above
     /// (2^-62 at 256), or over planes C(n, 6)·2^-80 (2^-41 at 255), make its chunk of eight lanes
@@ -186,35 +191,88 @@ pub(crate) fn mask(condition: bool) -> u64 {
     u64::from(condition).wrapping_neg()
 }
 
-/// The radix from which constant-time π of one message searches for the key of rank x after
-/// its chain rather than ranking each key as it arrives: chosen once, when a cipher is built.
-/// Ranking on arrival hides behind the chain up to larger radices on AMD's Zen cores (CPU
-/// families 25 and 26) than on Intel's Xeons; BENCHMARKS.md has the figures.
-pub(crate) fn searched_radix() -> u32 {
+/// How constant-time π of one message finds the key of rank x: chosen once, when a cipher is
+/// built ([`OneMessage::detect`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OneMessage {
+    /// The radix from which the key of rank x is searched for after the chain rather than each
+    /// key ranked as it arrives.
+    pub searched_radix: u32,
+    /// AVX-512's search over the step's keys, where the CPU has it; else the search over the
+    /// leading quarters kept as the keys arrive, on 128-bit vectors.
+    pub wide: Option<WideSearch>,
+}
+
+impl OneMessage {
+    /// For this CPU. Ranking on arrival hides behind the chain up to larger radices on AMD's
+    /// Zen cores (CPU families 25 and 26) than on Intel's Xeons, and AVX-512's search costs
+    /// less than the 128-bit one; BENCHMARKS.md has the figures.
+    pub(crate) fn detect() -> OneMessage {
+        let wide = WideSearch::detect();
+        let searched_radix = match (zen(), wide) {
+            (true, Some(_)) => constant_time::SEARCHED_RADIX_ZEN_WIDE,
+            (true, None) => constant_time::SEARCHED_RADIX_ZEN,
+            (false, _) => SEARCHED_RADIX,
+        };
+        OneMessage {
+            searched_radix,
+            wide,
+        }
+    }
+}
+
+/// Whether this CPU is one of AMD's Zen 3 to Zen 5 cores (families 25 and 26).
+fn zen() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        use core::sync::atomic::{AtomicU32, Ordering};
+        use core::sync::atomic::{AtomicU8, Ordering};
         // CPUID traps to the hypervisor in a virtual machine: asked once per process.
-        static FOUND: AtomicU32 = AtomicU32::new(0);
+        static FOUND: AtomicU8 = AtomicU8::new(0);
         let found = FOUND.load(Ordering::Relaxed);
         if found != 0 {
-            return found;
+            return found == 2;
         }
         let vendor = core::arch::x86_64::__cpuid(0);
         let amd = (vendor.ebx, vendor.edx, vendor.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
         // Family: the base field, plus the extended one where the base is 15.
         let signature = core::arch::x86_64::__cpuid(1).eax;
         let family = (signature >> 8 & 0xf) + (signature >> 20 & 0xff);
-        let found = if amd && (25..=26).contains(&family) {
-            constant_time::SEARCHED_RADIX_ZEN
-        } else {
-            SEARCHED_RADIX
-        };
-        FOUND.store(found, Ordering::Relaxed);
-        found
+        let zen = amd && (25..=26).contains(&family);
+        FOUND.store(1 + u8::from(zen), Ordering::Relaxed);
+        zen
     }
     #[cfg(not(target_arch = "x86_64"))]
-    SEARCHED_RADIX
+    false
+}
+
+/// Proof that this CPU runs AVX-512's search for one message's key of rank x over its keys
+/// (`avx512::pick_one`): only [`WideSearch::detect`] makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WideSearch(
+    #[cfg(target_arch = "x86_64")] avx512::Avx512,
+    #[cfg(not(target_arch = "x86_64"))] core::convert::Infallible,
+);
+
+impl WideSearch {
+    pub(crate) fn detect() -> Option<WideSearch> {
+        #[cfg(target_arch = "x86_64")]
+        return avx512::Avx512::detect().map(WideSearch);
+        #[cfg(not(target_arch = "x86_64"))]
+        None
+    }
+
+    /// The key of rank `x` among `keys` (a step's, at most 256) and whether another shares its
+    /// leading bits, or `None` if more than eight share its leading 16 bits.
+    #[inline(always)]
+    pub(crate) fn pick(self, layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
+        #[cfg(target_arch = "x86_64")]
+        return self.0.pick_one(layout, keys, x);
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (layout, keys, x);
+            match self.0 {}
+        }
+    }
 }
 
 /// Which code selects in lockstep: chosen once, when a cipher is built, by [`Kernel::detect`].

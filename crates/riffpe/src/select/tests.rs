@@ -94,7 +94,7 @@ pub(crate) mod per_lane {
                 }
                 if n as u32 <= RANKED_RADIX {
                     // Constant-time π from ranks kept as the keys arrive (one message, below
-                    // radix 48 or 112 as the CPU picks), and from the keys' quarters searched
+                    // radix 48, 80 or 112 as the CPU picks), and from the keys' quarters searched
                     // after the chain (at every radix here, though the engine takes one by the
                     // radix). One `Ranks` and one
                     // `Quarters` for every x, as in the engine: the quarters start from `reset`,

@@ -1,7 +1,8 @@
 //! The group kernel's passes in AVX-512 intrinsics (with `avx2`, `sse2` and `neon`, the files of
 //! the crate with `unsafe`): π⁻¹, both directions up to radix 16 (32-bit keys sixteen lanes to a
 //! vector, [`select_narrow`]), constant-time π there and π⁻¹ (64-bit keys, eight lanes), the
-//! ranking after constant-time π's search over planes, and with VBMI the making of planes.
+//! ranking after constant-time π's search over planes, and with VBMI the making of planes; and
+//! one message's constant-time π after its chain ([`pick_one`]).
 
 use core::arch::x86_64::*;
 
@@ -67,11 +68,24 @@ impl Avx512 {
         // SAFETY: as for `forward`.
         unsafe { rank_planes::<S>(blocks, first, hits, lanes) }
     }
+}
+
+cpufeatures::new!(one_search_cpu, "avx512f", "avx512bw", "avx512vl", "popcnt");
+
+/// Proof that this CPU has AVX-512 F, BW and VL, and POPCNT, which one message's search
+/// ([`pick_one`]) runs on: only [`OneSearch::detect`] makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct OneSearch(());
+
+impl OneSearch {
+    pub(super) fn detect() -> Option<OneSearch> {
+        one_search_cpu::get().then_some(OneSearch(()))
+    }
 
     /// [`pick_one`]: one message's constant-time π over its keys.
     #[inline(always)]
     pub(super) fn pick_one(self, layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
-        // SAFETY: as for `forward`; AVX-512 F's CPUs all have POPCNT.
+        // SAFETY: `self` exists only where the CPU has the features `pick_one` is built with.
         unsafe { pick_one(layout, keys, x) }
     }
 }

@@ -570,6 +570,21 @@ mod tests {
         }
     }
 
+    /// A keystream of values of `b` bytes (1 or 16): value j's leading bytes (one for b = 1,
+    /// later values overwriting the rest), then one of three tails, with 8 readable bytes past
+    /// the last value's start.
+    fn keystream_of(leads: &[u64], tail: u64, b: usize) -> Vec<u8> {
+        let mut keystream = std::vec![0u8; leads.len() * b + 8];
+        for (j, &lead) in leads.iter().enumerate() {
+            keystream[j * b..][..8].copy_from_slice(&lead.to_be_bytes());
+            if b == 16 {
+                let tail = tail.wrapping_mul(j as u64 % 3);
+                keystream[j * b + 8..][..8].copy_from_slice(&tail.to_be_bytes());
+            }
+        }
+        keystream
+    }
+
     proptest! {
         /// One message's π(x) from the kept quarters (the leading quarter searched, the keys
         /// that share it gathered, or with more than [`GATHERED`] the search over all quarters)
@@ -583,16 +598,7 @@ mod tests {
         ) {
             let n = leads.len();
             let layout = KeyLayout::new(n as u32, b);
-            // Value j's leading bytes (one for b = 1, later values overwriting the rest), then
-            // one of three tails, 8 readable bytes past the last value's start.
-            let mut keystream = std::vec![0u8; n * b + 8];
-            for (j, &lead) in leads.iter().enumerate() {
-                keystream[j * b..][..8].copy_from_slice(&lead.to_be_bytes());
-                if b == 16 {
-                    let tail = tail.wrapping_mul(j as u64 % 3);
-                    keystream[j * b + 8..][..8].copy_from_slice(&tail.to_be_bytes());
-                }
-            }
+            let keystream = keystream_of(&leads, tail, b);
             let keys: Vec<u64> = (0..n).map(|j| layout.key(&keystream, j)).collect();
             let mut pairs: Vec<(&[u8], usize)> =
                 (0..n).map(|j| (&keystream[j * b..][..b], j)).collect();
@@ -626,14 +632,7 @@ mod tests {
             };
             let n = leads.len();
             let layout = KeyLayout::new(n as u32, b);
-            let mut keystream = std::vec![0u8; n * b + 8];
-            for (j, &lead) in leads.iter().enumerate() {
-                keystream[j * b..][..8].copy_from_slice(&lead.to_be_bytes());
-                if b == 16 {
-                    let tail = tail.wrapping_mul(j as u64 % 3);
-                    keystream[j * b + 8..][..8].copy_from_slice(&tail.to_be_bytes());
-                }
-            }
+            let keystream = keystream_of(&leads, tail, b);
             let keys: Vec<u64> = (0..n).map(|j| layout.key(&keystream, j)).collect();
             let mut sorted = keys.clone();
             sorted.sort_unstable();

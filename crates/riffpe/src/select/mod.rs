@@ -249,14 +249,14 @@ fn zen() -> bool {
 /// (`avx512::pick_one`): only [`WideSearch::detect`] makes one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct WideSearch(
-    #[cfg(target_arch = "x86_64")] avx512::Avx512,
+    #[cfg(target_arch = "x86_64")] avx512::OneSearch,
     #[cfg(not(target_arch = "x86_64"))] core::convert::Infallible,
 );
 
 impl WideSearch {
     pub(crate) fn detect() -> Option<WideSearch> {
         #[cfg(target_arch = "x86_64")]
-        return avx512::Avx512::detect().map(WideSearch);
+        return avx512::OneSearch::detect().map(WideSearch);
         #[cfg(not(target_arch = "x86_64"))]
         None
     }

@@ -956,7 +956,7 @@ fn pick_one(layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
         let present = keys.len().saturating_sub(32 * v).min(32);
         *valid = ((1u64 << present) - 1) as u32;
     }
-    // Keys below each of three candidates (and the lead found so far, as a vector).
+    // Keys below each of three candidates.
     let counts = |candidates: [__m512i; 3]| -> [u32; 3] {
         let mut counts = [0u32; 3];
         for v in 0..vectors {
@@ -983,7 +983,8 @@ fn pick_one(layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
         .sum();
     let rank = x - below;
     // The keys that share the lead, in the slots from the first; the others all ones, which
-    // lie below no key. Two sets of slots (even and odd chunks) halve the chain of expands.
+    // lie below no key. Two sets of slots (even and odd chunks) halve the chain of expands,
+    // each of which waits on the one before.
     let wanted = _mm512_cvtepu16_epi64(_mm512_castsi512_si128(lead));
     let gather = |c: usize, slots: __m512i, filled: u32| {
         if c >= chunks {

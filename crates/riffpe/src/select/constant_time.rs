@@ -273,14 +273,14 @@ impl Kept {
     pub(crate) fn step(&mut self, n: u32) -> Option<Arrivals<'_>> {
         if n < self.one_message.searched_radix {
             Some(Arrivals::Ranked(self.ranks.as_mut()?))
-        } else if let (true, Some(wide)) = (n <= RANKED_RADIX, self.one_message.wide) {
+        } else if n > RANKED_RADIX {
+            None
+        } else if let Some(wide) = self.one_message.wide {
             Some(Arrivals::Wide(wide))
-        } else if n <= RANKED_RADIX {
+        } else {
             let quarters = self.quarters.as_mut()?;
             quarters.reset(n as usize);
             Some(Arrivals::Searched(quarters))
-        } else {
-            None
         }
     }
 }

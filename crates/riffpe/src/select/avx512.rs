@@ -926,10 +926,13 @@ const ONE_SLOTS: u32 = 8;
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,popcnt")]
 fn pick_one(layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
     debug_assert!((1..=256).contains(&keys.len()) && (x as usize) < keys.len());
+    // The mask of `count` lanes of eight from lane `from`, those past the eighth cut off.
+    let span =
+        |from: u32, count: u32| (((1u32 << count.min(ONE_SLOTS)) - 1) << from.min(ONE_SLOTS)) as u8;
     // Eight keys a chunk; lanes past the last key are masked off, never read.
     let chunk = |c: usize| {
         let keys = &keys[CHUNK * c..];
-        let present = (0xffu16 >> (CHUNK - keys.len().min(CHUNK))) as u8;
+        let present = span(0, keys.len().min(CHUNK) as u32);
         // SAFETY: a masked load reads only the lanes in `present` (the others cannot fault),
         // and those are keys.
         let words = unsafe { _mm512_maskz_loadu_epi64(present, keys.as_ptr().cast()) };
@@ -940,8 +943,8 @@ fn pick_one(layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
     let mut leads = [_mm512_setzero_si512(); 8];
     let mut valid = [0u32; 8];
     let vectors = keys.len().div_ceil(32);
-    let wanted = leads.iter_mut().zip(&mut valid).take(vectors);
-    for (v, (leads, valid)) in wanted.enumerate() {
+    let in_use = leads.iter_mut().zip(&mut valid).take(vectors);
+    for (v, (leads, valid)) in in_use.enumerate() {
         let part = |p: usize| {
             let c = 4 * v + p;
             if c < chunks {
@@ -993,9 +996,8 @@ fn pick_one(layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
         let (words, present) = chunk(c);
         let shares = _mm512_mask_cmpeq_epu64_mask(present, _mm512_srli_epi64::<48>(words), wanted);
         let count = u32::from(shares).count_ones();
-        let into = (((1u32 << count) - 1) << filled.min(ONE_SLOTS)) as u8;
-        let slots =
-            _mm512_mask_expand_epi64(slots, into, _mm512_maskz_compress_epi64(shares, words));
+        let compressed = _mm512_maskz_compress_epi64(shares, words);
+        let slots = _mm512_mask_expand_epi64(slots, span(filled, count), compressed);
         (slots, filled + count)
     };
     let (mut even, mut odd) = ((_mm512_set1_epi64(-1), 0), (_mm512_set1_epi64(-1), 0));
@@ -1003,10 +1005,9 @@ fn pick_one(layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
         even = gather(c, even.0, even.1);
         odd = gather(c + 1, odd.0, odd.1);
     }
-    let (slots, filled) = ([even.0, odd.0], [even.1, odd.1]);
-    let shared = filled[0] + filled[1];
-    let into = (((1u32 << filled[1].min(ONE_SLOTS)) - 1) << filled[0].min(ONE_SLOTS)) as u8;
-    let slots = _mm512_mask_expand_epi64(slots[0], into, slots[1]);
+    // The odd chunks' keys after the even ones'.
+    let slots = _mm512_mask_expand_epi64(even.0, span(even.1, odd.1), odd.0);
+    let shared = even.1 + odd.1;
     if shared > ONE_SLOTS {
         return None;
     }
@@ -1017,13 +1018,13 @@ fn pick_one(layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
         let above = _mm512_cmplt_epu64_mask(slot, slots);
         ranks = _mm512_mask_sub_epi64(ranks, above, ranks, _mm512_set1_epi64(-1));
     }
-    let filled = ((1u32 << shared) - 1) as u8;
-    let picked = _mm512_mask_cmpeq_epu64_mask(filled, ranks, _mm512_set1_epi64(i64::from(rank)));
+    let occupied = span(0, shared);
+    let picked = _mm512_mask_cmpeq_epu64_mask(occupied, ranks, _mm512_set1_epi64(i64::from(rank)));
     let found = _mm512_mask_reduce_or_epi64(picked, slots) as u64;
     // Keys that share the found key's leading bits share its leading 16, so are all slots.
     let value_mask = _mm512_set1_epi64(layout.value_mask() as i64);
     let same = _mm512_mask_testn_epi64_mask(
-        filled,
+        occupied,
         _mm512_xor_si512(slots, _mm512_set1_epi64(found as i64)),
         value_mask,
     );

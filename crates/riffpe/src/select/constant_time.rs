@@ -17,7 +17,7 @@ pub(crate) const SEARCHED_RADIX: u32 = 48;
 pub(crate) const SEARCHED_RADIX_ZEN: u32 = 112;
 
 /// [`SEARCHED_RADIX_ZEN`] where the search runs on AVX-512 (Zen 4 and Zen 5,
-/// [`WideSearch`]), which costs less than the 128-bit one.
+/// [`WideSearch`]), which cost less than the 128-bit one on the Zen 5 measured (BENCHMARKS.md).
 pub(crate) const SEARCHED_RADIX_ZEN_WIDE: u32 = 80;
 
 /// Keys ranked side by side: a multiple of every SIMD width the ranking loop compiles to.

@@ -607,7 +607,7 @@ mod tests {
     }
 
     /// Constant-time π of one message gives the fast selection's results whichever radix it
-    /// searches from (the CPU picks 48, 80 or 112) and whichever search it runs (AVX-512's where
+    /// searches from (the CPU picks 48, 64 or 80) and whichever search it runs (AVX-512's where
     /// the CPU has it, else the 128-bit one), ranking on arrival or searching on either side of
     /// each, RiffpeX's steps switching between the two within a message.
     #[test]
@@ -615,7 +615,7 @@ mod tests {
         use crate::select::{OneMessage, WideSearch};
         // The 128-bit search, and AVX-512's where the CPU has it.
         let searches = core::iter::once(None).chain(WideSearch::detect().map(Some));
-        let ways = [48, 80, 112].into_iter().flat_map(move |searched_radix| {
+        let ways = [48, 64, 80].into_iter().flat_map(move |searched_radix| {
             searches.clone().map(move |wide| OneMessage {
                 searched_radix,
                 wide,
@@ -625,7 +625,7 @@ mod tests {
             let fast = Riffpe::builder(fpe.radix(), fpe.digits()).selection(Selection::Fast);
             fast.build(&KEY).unwrap()
         };
-        for radix in [47, 48, 49, 64, 79, 80, 100, 111, 112, 113, 256] {
+        for radix in [47, 48, 49, 63, 64, 65, 79, 80, 81, 100, 256] {
             let mut fpe = Riffpe::builder(radix, 6).build(&KEY).unwrap();
             assert_eq!(fpe.selection(), Selection::ConstantTime);
             assert_eq!(fpe.layout.one_message, OneMessage::detect());

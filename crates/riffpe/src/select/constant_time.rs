@@ -12,13 +12,21 @@ pub(crate) const RANKED_RADIX: u32 = 256;
 /// behind the chain, while the search's passes over n/16 vectors stay short beside it.
 pub(crate) const SEARCHED_RADIX: u32 = 48;
 
-/// [`SEARCHED_RADIX`] on AMD's Zen 3 to Zen 5 cores, where ranking on arrival hides behind the
-/// chain up to larger radices (`OneMessage::detect` picks among the three).
-pub(crate) const SEARCHED_RADIX_ZEN: u32 = 112;
+/// [`SEARCHED_RADIX`] on AMD's Zen cores without AVX-512 (Zen 3), where ranking on arrival
+/// hides behind the chain up to larger radices (`OneMessage::detect` picks among the three).
+pub(crate) const SEARCHED_RADIX_ZEN: u32 = 64;
 
 /// [`SEARCHED_RADIX_ZEN`] where the search runs on AVX-512 (Zen 4 and Zen 5,
-/// [`WideSearch`]), which cost less than the 128-bit one on the Zen 5 measured (BENCHMARKS.md).
+/// [`WideSearch`]), as measured on a Zen 5 (BENCHMARKS.md).
 pub(crate) const SEARCHED_RADIX_ZEN_WIDE: u32 = 80;
+
+/// The largest of the radices one message searches from: [`Ranks`] holds a key for each radix
+/// below it.
+pub(crate) const LARGEST_SEARCHED_RADIX: u32 = if SEARCHED_RADIX_ZEN > SEARCHED_RADIX_ZEN_WIDE {
+    SEARCHED_RADIX_ZEN
+} else {
+    SEARCHED_RADIX_ZEN_WIDE
+};
 
 /// Keys ranked side by side: a multiple of every SIMD width the ranking loop compiles to.
 const LANES: usize = 4;
@@ -48,16 +56,16 @@ const SIGN: u64 = 1 << 63;
 /// last key, a partial batch's slots hold what an earlier step left, and are never read.
 pub(crate) struct Ranks {
     /// The keys so far, sign-flipped.
-    keys: [i64; SEARCHED_RADIX_ZEN as usize],
-    ranks: [i64; SEARCHED_RADIX_ZEN as usize],
+    keys: [i64; LARGEST_SEARCHED_RADIX as usize],
+    ranks: [i64; LARGEST_SEARCHED_RADIX as usize],
 }
 
 impl Ranks {
     #[inline(always)]
     pub(crate) fn new() -> Self {
         Ranks {
-            keys: [0; SEARCHED_RADIX_ZEN as usize],
-            ranks: [0; SEARCHED_RADIX_ZEN as usize],
+            keys: [0; LARGEST_SEARCHED_RADIX as usize],
+            ranks: [0; LARGEST_SEARCHED_RADIX as usize],
         }
     }
 
@@ -257,7 +265,7 @@ impl Kept {
         one_message: OneMessage,
     ) -> Self {
         let searched_from = one_message.searched_radix;
-        debug_assert!((SEARCHED_RADIX..=SEARCHED_RADIX_ZEN).contains(&searched_from));
+        debug_assert!((SEARCHED_RADIX..=LARGEST_SEARCHED_RADIX).contains(&searched_from));
         let ranked = |n| n < searched_from;
         let quartered =
             |n| one_message.wide.is_none() && (searched_from..=RANKED_RADIX).contains(&n);
@@ -542,14 +550,14 @@ mod tests {
         proptest::collection::vec(lead, 2..=RANKED_RADIX as usize)
     }
 
-    /// Every key's rank once all have arrived, at every radix below [`SEARCHED_RADIX_ZEN`] (each
+    /// Every key's rank once all have arrived, at every radix below [`LARGEST_SEARCHED_RADIX`] (each
     /// remainder of a batch), after a longer step has left keys and ranks behind.
     #[test]
     fn ranks_on_arrival_are_the_keys_ranks() {
         let mut ranks = Ranks::new();
-        for n in 1..SEARCHED_RADIX_ZEN {
+        for n in 1..LARGEST_SEARCHED_RADIX {
             let layout = KeyLayout::new(n, 16);
-            for j in 0..SEARCHED_RADIX_ZEN as usize - 1 {
+            for j in 0..LARGEST_SEARCHED_RADIX as usize - 1 {
                 layout.rank_arrival(j as u64, j, &mut ranks);
             }
             // Leads of four values, so that many share them and the index decides.

@@ -7,7 +7,7 @@ pub(crate) mod per_lane {
 
     extern crate std;
 
-    use crate::select::constant_time::SEARCHED_RADIX_ZEN;
+    use crate::select::constant_time::LARGEST_SEARCHED_RADIX;
     use crate::select::{
         KeyLayout, MAX_BUCKETS, Quarters, RANKED_RADIX, Ranks, SLOTS, Selection, Slotted,
     };
@@ -94,12 +94,12 @@ pub(crate) mod per_lane {
                 }
                 if n as u32 <= RANKED_RADIX {
                     // Constant-time π from ranks kept as the keys arrive (one message, below
-                    // radix 48, 80 or 112 as the CPU picks), and from the keys' quarters searched
+                    // radix 48, 64 or 80 as the CPU picks), and from the keys' quarters searched
                     // after the chain (at every radix here, though the engine takes one by the
                     // radix). One `Ranks` and one
                     // `Quarters` for every x, as in the engine: the quarters start from `reset`,
                     // the ranks from what the last x left.
-                    let ranked = (n as u32) < SEARCHED_RADIX_ZEN;
+                    let ranked = (n as u32) < LARGEST_SEARCHED_RADIX;
                     quarters.reset(n);
                     for (j, key) in keys[..n].iter_mut().enumerate() {
                         *key = layout.key(&keystream, j);

@@ -550,8 +550,8 @@ mod tests {
         proptest::collection::vec(lead, 2..=RANKED_RADIX as usize)
     }
 
-    /// Every key's rank once all have arrived, at every radix below [`LARGEST_SEARCHED_RADIX`] (each
-    /// remainder of a batch), after a longer step has left keys and ranks behind.
+    /// Every key's rank once all have arrived, at every radix below [`LARGEST_SEARCHED_RADIX`]
+    /// (each remainder of a batch), after a longer step has left keys and ranks behind.
     #[test]
     fn ranks_on_arrival_are_the_keys_ranks() {
         let mut ranks = Ranks::new();

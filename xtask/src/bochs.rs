@@ -20,8 +20,8 @@ use crate::shell::{self, Result};
 /// The Bochs CPU model: AVX-512 (F, BW, VL, …), VAES and VPCLMULQDQ.
 pub const MODEL: &str = "tigerlake";
 
-/// A guest boots in under a minute; each of CI's two guests takes four to five, boot included,
-/// and over 25 on a busy shared host: the limit only stops a guest that hangs.
+/// The limit only stops a guest that hangs: it leaves room for a busy shared host, where the
+/// guests' tests run many times slower.
 const TIMEOUT: Duration = Duration::from_secs(45 * 60);
 
 /// `clearcpuid`: protection keys (their XSAVE area has no size in Bochs' CPUID) and XSAVES

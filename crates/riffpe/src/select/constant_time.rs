@@ -16,8 +16,8 @@ pub(crate) const SEARCHED_RADIX: u32 = 48;
 /// hides behind the chain up to larger radices (`OneMessage::detect` picks among the three).
 pub(crate) const SEARCHED_RADIX_ZEN: u32 = 64;
 
-/// [`SEARCHED_RADIX_ZEN`] where the search runs on AVX-512 (Zen 4 and Zen 5,
-/// [`WideSearch`]), as measured on a Zen 5 (BENCHMARKS.md).
+/// [`SEARCHED_RADIX_ZEN`] on Zen 4 and Zen 5, which search on AVX-512 ([`WideSearch`]) and
+/// where ranking on arrival hides behind the chain longer than on Zen 3 (BENCHMARKS.md).
 pub(crate) const SEARCHED_RADIX_ZEN_WIDE: u32 = 80;
 
 /// The largest of the radices one message searches from: [`Ranks`] holds a key for each radix

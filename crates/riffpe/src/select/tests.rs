@@ -1,5 +1,15 @@
 //! Every selection path against a plain sort of the pairs.
 
+/// A property's config: `cases` cases, unless `PROPTEST_CASES` gives the number (runs under
+/// CPU emulation give fewer).
+fn cases(cases: u32) -> proptest::prelude::ProptestConfig {
+    extern crate std;
+    match std::env::var_os("PROPTEST_CASES") {
+        Some(_) => proptest::prelude::ProptestConfig::default(),
+        None => proptest::prelude::ProptestConfig::with_cases(cases),
+    }
+}
+
 pub(crate) mod per_lane {
     //! Ties of leading bits cannot be reached through AES output in any test's lifetime
     //! (2^-44 per step at radix 100), so these tests draw keystreams from a tiny alphabet, full
@@ -37,7 +47,7 @@ pub(crate) mod per_lane {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
+        #![proptest_config(super::cases(48))]
 
         #[test]
         fn every_selection_path_matches_a_plain_sort((n, b, mut keystream) in step()) {
@@ -981,7 +991,7 @@ mod group {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(super::cases(64))]
 
         #[test]
         fn every_loop_maker_lays_out_planes_and_keys_as_documented(

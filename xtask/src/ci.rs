@@ -75,7 +75,11 @@ pub fn ci(options: &Options) -> Result {
             "cross-test" => cross::cross_test(),
             "x86-cpus" => x86_cpus::x86_cpus(&[]),
             "fuzz-test" => fuzz::fuzz_test(),
-            "fuzz-smoke" => fuzz::fuzz_smoke(options.fuzz_seconds, fuzz::CI_SANITIZER),
+            "fuzz-smoke" => fuzz::fuzz_smoke(
+                options.fuzz_seconds,
+                fuzz::CI_SANITIZER,
+                fuzz::CI_CODEGEN_UNITS,
+            ),
             _ => unreachable!("every step is matched"),
         });
         if let Err(error) = result {

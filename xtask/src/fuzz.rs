@@ -40,6 +40,11 @@ pub const DEFAULT_SANITIZER: &str = "address";
 /// little in a run this short, while it slows the build; longer runs keep it.
 pub const CI_SANITIZER: &str = "none";
 
+/// Codegen units of the short run in `ci`: cargo-fuzz builds with one unless told, which makes
+/// its optimised, instrumented build the slowest of CI's builds; a few seconds a target lose
+/// little to the looser code. Longer runs keep one.
+pub const CI_CODEGEN_UNITS: Option<u32> = Some(16);
+
 /// `cargo +nightly …` through rustup, whatever toolchain runs the xtask.
 fn nightly_cargo() -> Command {
     let mut command = Command::new("cargo");
@@ -47,9 +52,9 @@ fn nightly_cargo() -> Command {
     command
 }
 
-/// Builds every target with `sanitizer` (a `cargo fuzz --sanitizer` value) and runs each for
-/// `seconds`.
-pub fn fuzz_smoke(seconds: u64, sanitizer: &str) -> Result {
+/// Builds every target with `sanitizer` (a `cargo fuzz --sanitizer` value) and `codegen_units`
+/// (cargo-fuzz's default of one if none) and runs each for `seconds`.
+pub fn fuzz_smoke(seconds: u64, sanitizer: &str, codegen_units: Option<u32>) -> Result {
     if !Path::new("fuzz/Cargo.toml").is_file() {
         println!("skipped: there is no fuzz crate (fuzz/Cargo.toml) yet");
         return Ok(());
@@ -79,10 +84,17 @@ pub fn fuzz_smoke(seconds: u64, sanitizer: &str) -> Result {
         targets.len(),
         targets.join(", ")
     );
-    run(nightly_cargo().args(["fuzz", "build", "--sanitizer", sanitizer]))?;
+    // `run` takes the same options as `build`, else it builds the targets again.
+    let mut options = vec!["--sanitizer".to_owned(), sanitizer.to_owned()];
+    if let Some(units) = codegen_units {
+        options.extend(["--codegen-units".to_owned(), units.to_string()]);
+    }
+    run(nightly_cargo().args(["fuzz", "build"]).args(&options))?;
     for target in targets {
         run(nightly_cargo()
-            .args(["fuzz", "run", "--sanitizer", sanitizer, target, "--"])
+            .args(["fuzz", "run"])
+            .args(&options)
+            .args([target, "--"])
             .arg(format!("-max_total_time={seconds}")))?;
     }
     Ok(())

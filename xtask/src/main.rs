@@ -30,7 +30,8 @@ COMMANDS:
                  which replay fuzz/regressions/), fuzz-smoke
                    --skip STEP          leave out a step (repeatable)
                    --keep-going         run the other steps after a failure (still fails)
-                   --fuzz-seconds N     seconds per fuzz target (default 5, no sanitizer)
+                   --fuzz-seconds N     seconds per fuzz target (default 5, no sanitizer,
+                                        16 codegen units)
   cross-test     the tests of the core, batch, format and reference crates and an AES backend
                  probe for aarch64-unknown-linux-gnu under `qemu-aarch64 -cpu cortex-a72`
                  (natively on an aarch64 host), installing the target, linker and qemu when
@@ -155,7 +156,7 @@ fn dispatch(args: &[String]) -> Result {
                 }
             }
             shell::step("fuzz-smoke");
-            fuzz::fuzz_smoke(seconds, sanitizer)
+            fuzz::fuzz_smoke(seconds, sanitizer, None)
         }
         "help" | "-h" | "--help" => {
             print!("{HELP}");

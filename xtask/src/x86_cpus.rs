@@ -270,11 +270,10 @@ const TIGER_LAKE_BACKEND: &str = "VAES-512 (AVX-512, riffpe's own), 64 blocks at
 /// the group kernels against a plain sort (the unit tests of `select::tests::group`), every way
 /// of giving the cipher, lockstep included, against the reference's token (`fpe::tests`), and
 /// lockstep groups of 64 against the reference around the group kernels' largest radix and in
-/// constant time against fast (`properties`). Left to hosts with AVX-512: the corner cases of
-/// shared leading octets (the plane searches' two tests of them take over ten minutes each
-/// here; every path's random keys from tiny alphabets still reach those branches), and
-/// `wide_backend`, whose 64 lanes are on Tiger Lake those riffpe's own VAES-512 gives
-/// `properties`. The other unit tests run no AVX-512 code (one lane's selection,
+/// constant time against fast (`properties`). Left to hosts with AVX-512, as the slowest under
+/// Bochs: the plane searches' two tests of keys sharing leading octets (every path's random
+/// keys from tiny alphabets still reach those branches), and `wide_backend`, whose 64 lanes are
+/// on Tiger Lake those riffpe's own VAES-512 gives `properties`. The other unit tests run no AVX-512 code (one lane's selection,
 /// constant-time ranks, arithmetic, riffpe's VAES-256), and one message's paths are those of
 /// AVX2 CPUs: the host and the qemu models run them. The guests are split so they take about
 /// as long.

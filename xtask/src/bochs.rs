@@ -52,8 +52,8 @@ const PACKAGES: [(&str, &str); 8] = [
 const ISOLINUX: &str = "/usr/lib/ISOLINUX/isolinux.bin";
 const LDLINUX: &str = "/usr/lib/syslinux/modules/bios/ldlinux.c32";
 
-/// Cases each property runs in a guest: the host runs the properties' own counts, and the
-/// guest only needs a few random cases beside the fixed tests to reach each AVX-512 kernel.
+/// Cases each property runs in a guest, fewer than under qemu: every case runs at Bochs' speed,
+/// and the fixed tests the guests run hold each AVX-512 kernel to a plain sort or the reference.
 const PROPTEST_CASES: u32 = 8;
 
 /// A program for the guest to run, with its arguments.

@@ -78,7 +78,7 @@ pub fn ci(options: &Options) -> Result {
             "fuzz-smoke" => fuzz::fuzz_smoke(
                 options.fuzz_seconds,
                 fuzz::CI_SANITIZER,
-                fuzz::CI_CODEGEN_UNITS,
+                Some(fuzz::CI_CODEGEN_UNITS),
             ),
             _ => unreachable!("every step is matched"),
         });

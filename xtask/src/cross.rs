@@ -32,10 +32,10 @@ const CROSS_PACKAGES: [&str; 4] = [
 /// the host runs it). The vectors and the comparison with the reference still run.
 const EMULATED_SKIPPED_TESTS: [&str; 1] = ["exhaustive_bijection_on_small_domains"];
 
-/// Cases each property runs under emulation (`PROPTEST_CASES`; 64 or 96 on the host, where the
-/// random parameters are the point): the emulated run holds the target's kernels and backend to
-/// the portable paths and the reference, which the fixed tests and a few random cases cover;
-/// the host's counts cost minutes of emulation.
+/// Cases each property runs under emulation (`PROPTEST_CASES`; on the host each property's own
+/// count, 48 to 256, where the random parameters are the point): the emulated run holds the
+/// target's kernels and backend to the portable paths and the reference, which the fixed tests
+/// and a few random cases cover; the host's counts cost minutes of emulation.
 pub const EMULATED_PROPTEST_CASES: &str = "24";
 
 /// The Debian packages of the cross linker and the glibc it links against.

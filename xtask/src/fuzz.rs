@@ -41,9 +41,9 @@ pub const DEFAULT_SANITIZER: &str = "address";
 pub const CI_SANITIZER: &str = "none";
 
 /// Codegen units of the short run in `ci`: cargo-fuzz builds with one unless told, which makes
-/// its optimised, instrumented build the slowest of CI's builds; a few seconds a target lose
-/// little to the looser code. Longer runs keep one.
-pub const CI_CODEGEN_UNITS: Option<u32> = Some(16);
+/// its optimised, instrumented build the slowest of CI's builds, and a run that only catches
+/// targets that no longer build or crash at once needs no tighter code. Longer runs keep one.
+pub const CI_CODEGEN_UNITS: u32 = 16;
 
 /// `cargo +nightly …` through rustup, whatever toolchain runs the xtask.
 fn nightly_cargo() -> Command {
@@ -85,9 +85,10 @@ pub fn fuzz_smoke(seconds: u64, sanitizer: &str, codegen_units: Option<u32>) -> 
         targets.join(", ")
     );
     // `run` takes the same options as `build`, else it builds the targets again.
-    let mut options = vec!["--sanitizer".to_owned(), sanitizer.to_owned()];
-    if let Some(units) = codegen_units {
-        options.extend(["--codegen-units".to_owned(), units.to_string()]);
+    let units = codegen_units.map(|units| units.to_string());
+    let mut options = vec!["--sanitizer", sanitizer];
+    if let Some(units) = &units {
+        options.extend(["--codegen-units", units]);
     }
     run(nightly_cargo().args(["fuzz", "build"]).args(&options))?;
     for target in targets {

@@ -267,16 +267,16 @@ const TIGER_LAKE_BACKEND: &str = "VAES-512 (AVX-512, riffpe's own), 64 blocks at
 /// millions of instructions a second (a test binary takes minutes), so two guests run side by
 /// side and the tests are those that hold the AVX-512 kernels and the 64 lanes of VAES-512 to
 /// the portable paths and the reference: riffpe's VAES-512 against the `aes` crate and FIPS-197,
-/// the group kernels against a plain sort (the unit tests of `select::tests::group`), every way
-/// of giving the cipher, lockstep included, against the reference's token (`fpe::tests`), and
-/// lockstep groups of 64 against the reference around the group kernels' largest radix and in
-/// constant time against fast (`properties`). Left to hosts with AVX-512, as the slowest under
-/// Bochs: the plane searches' two tests of keys sharing leading octets (every path's random
-/// keys from tiny alphabets still reach those branches), and `wide_backend`, whose 64 lanes are
-/// on Tiger Lake those riffpe's own VAES-512 gives `properties`. The other unit tests run no AVX-512 code (one lane's selection,
-/// constant-time ranks, arithmetic, riffpe's VAES-256), and one message's paths are those of
-/// AVX2 CPUs: the host and the qemu models run them. The guests are split so they take about
-/// as long.
+/// the group kernels at 64 lanes against a plain sort (the unit tests of
+/// `select::tests::group`), every way of giving the cipher, lockstep included, against the
+/// reference's token (`fpe::tests`), and lockstep groups of 64 against the reference around the
+/// group kernels' largest radix and in constant time against fast (`properties`). Left to hosts
+/// with AVX-512, as the slowest under Bochs: the plane searches' two tests of keys sharing
+/// leading octets, and `wide_backend`'s full groups of 64 at radices 2 to 5000 (it still runs
+/// on every host with that host's kernels). The other unit tests run no AVX-512 code (one
+/// lane's selection, constant-time ranks, arithmetic, riffpe's VAES-256), and one message's
+/// paths are those of AVX2 CPUs: the host and the qemu models run them. The guests are split
+/// so they take about as long.
 const TIGER_LAKE_GUESTS: [&[(&str, &[&str])]; 2] = [
     &[(
         "riffpe",

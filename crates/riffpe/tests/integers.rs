@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Params, SplitMix};
+use common::{Params, SplitMix, cases};
 use proptest::prelude::*;
 use riffpe::integer::{DigitOrder, domain_size, from_digits, max_value, to_digits};
 use riffpe::{AnyFpe, Domain, Riffpe, RiffpeX, ScratchBuf, Tweak, find_best_bases};
@@ -87,7 +87,7 @@ fn int_case() -> impl Strategy<Value = (bool, Vec<u32>, u64, usize)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(cases(64))]
 
     /// `encrypt_int` is the digits of the value, encrypted, read back the same way; for `u64`
     /// and `u128`, both digit orders, and it equals the plain reference.

@@ -1,7 +1,11 @@
 //! AES-128, -192 or -256 chosen from the key length at run time, as the reference does.
 
 use cipher::consts::U16;
-use cipher::{BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, KeyInit};
+#[cfg(target_arch = "x86_64")]
+use cipher::{Block, ParBlocksSizeUser, consts::U8, inout::InOut, typenum::Unsigned};
+use cipher::{
+    BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, KeyInit,
+};
 use core::fmt;
 
 use crate::SetupError;
@@ -15,10 +19,10 @@ use crate::backend::{LockstepClosure, OnAnyBackend};
 ///
 /// The hardware backend is picked at run time, once, when the key is expanded: VAES of this
 /// crate's own on x86-64 CPUs with VAES and AVX-512 (512-bit, with lockstep's chains kept in
-/// registers from one row of keystream blocks to the next) or VAES and AVX2 but no AVX-512
-/// (256-bit, where the `aes` crate would run AES-NI), else the `aes` crate's choice (AES-NI,
-/// ARMv8 crypto extensions, or the constant-time software fallback). With the `zeroize` feature the
-/// expanded key is wiped on drop. `Debug` shows the key size only.
+/// registers from one row of keystream blocks to the next) or VAES and AVX2 without that
+/// AVX-512 (256-bit, where the `aes` crate would run AES-NI), else the `aes` crate's choice
+/// (AES-NI, ARMv8 crypto extensions, or the constant-time software fallback). With the `zeroize`
+/// feature the expanded key is wiped on drop. `Debug` shows the key size only.
 ///
 /// ```
 /// let aes = riffpe::Aes::new_from_slice(&[7u8; 24])?;
@@ -61,7 +65,7 @@ impl Aes {
             }));
         }
         #[cfg(target_arch = "x86_64")]
-        if let Some(cpu) = aes_vaes256::Vaes256::detect().filter(|cpu| cpu.beats_aes_crate()) {
+        if let Some(cpu) = aes_vaes256::Vaes256::detect() {
             return Ok(Aes(match key.len() {
                 16 => Inner::Vaes128(cpu.expand(key)),
                 24 => Inner::Vaes192(cpu.expand(key)),
@@ -105,9 +109,9 @@ impl Aes {
     pub(crate) fn encrypt_with_lockstep_backend(&self, f: impl LockstepClosure) {
         // One match per call: callers run a whole message inside one closure.
         match &self.0 {
-            Inner::Aes128(c) => c.encrypt_with_backend(OnAnyBackend(f)),
-            Inner::Aes192(c) => c.encrypt_with_backend(OnAnyBackend(f)),
-            Inner::Aes256(c) => c.encrypt_with_backend(OnAnyBackend(f)),
+            Inner::Aes128(c) => c.encrypt_with_backend(NarrowWide(OnAnyBackend(f))),
+            Inner::Aes192(c) => c.encrypt_with_backend(NarrowWide(OnAnyBackend(f))),
+            Inner::Aes256(c) => c.encrypt_with_backend(NarrowWide(OnAnyBackend(f))),
             #[cfg(target_arch = "x86_64")]
             Inner::Vaes128(c) => c.encrypt_with_lockstep_backend(f),
             #[cfg(target_arch = "x86_64")]
@@ -139,9 +143,9 @@ impl BlockCipherEncrypt for Aes {
     fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
         // One match per call: callers run a whole message inside one closure.
         match &self.0 {
-            Inner::Aes128(c) => c.encrypt_with_backend(f),
-            Inner::Aes192(c) => c.encrypt_with_backend(f),
-            Inner::Aes256(c) => c.encrypt_with_backend(f),
+            Inner::Aes128(c) => c.encrypt_with_backend(NarrowWide(f)),
+            Inner::Aes192(c) => c.encrypt_with_backend(NarrowWide(f)),
+            Inner::Aes256(c) => c.encrypt_with_backend(NarrowWide(f)),
             #[cfg(target_arch = "x86_64")]
             Inner::Vaes128(c) => c.encrypt_with_backend(f),
             #[cfg(target_arch = "x86_64")]
@@ -161,6 +165,54 @@ impl BlockCipherEncrypt for Aes {
 #[cfg(feature = "zeroize")]
 impl zeroize::ZeroizeOnDrop for Aes {}
 
+/// Runs a closure on the `aes` crate's backend as it is, unless that is one of the crate's VAES
+/// backends (more than AES-NI's eight blocks a call): those get [`OneByOne`] instead. `Aes` runs
+/// this crate's own VAES wherever the `aes` crate would pick its own (on any CPU with VAES,
+/// AES-NI and AVX2), so they are never run here; without the stand-in, every closure (the whole
+/// engine among them) would still be compiled for each of them in each key size.
+struct NarrowWide<F>(F);
+
+impl<F> BlockSizeUser for NarrowWide<F> {
+    type BlockSize = U16;
+}
+
+impl<F: BlockCipherEncClosure<BlockSize = U16>> BlockCipherEncClosure for NarrowWide<F> {
+    #[inline(always)]
+    fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
+        // A constant per backend, so the other branch is not compiled for it.
+        #[cfg(target_arch = "x86_64")]
+        if const { B::ParBlocksSize::USIZE > 8 } {
+            let encrypt = |block: &mut Block<Aes>| backend.encrypt_block(InOut::from(block));
+            return self.0.call(&OneByOne(&encrypt));
+        }
+        self.0.call(backend);
+    }
+}
+
+/// One backend type for every backend [`NarrowWide`] stands in for: eight blocks a call, each
+/// encrypted by the wide backend alone (correct, not fast; `Aes` never runs it).
+#[cfg(target_arch = "x86_64")]
+struct OneByOne<'b>(&'b dyn Fn(&mut Block<Aes>));
+
+#[cfg(target_arch = "x86_64")]
+impl BlockSizeUser for OneByOne<'_> {
+    type BlockSize = U16;
+}
+
+#[cfg(target_arch = "x86_64")]
+impl ParBlocksSizeUser for OneByOne<'_> {
+    type ParBlocksSize = U8;
+}
+
+#[cfg(target_arch = "x86_64")]
+impl BlockCipherEncBackend for OneByOne<'_> {
+    fn encrypt_block(&self, mut block: InOut<'_, '_, Block<Self>>) {
+        let mut copy = block.clone_in();
+        (self.0)(&mut copy);
+        *block.get_out() = copy;
+    }
+}
+
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     extern crate std;
@@ -169,6 +221,55 @@ mod tests {
     use crate::{Riffpe, ScratchBuf, Selection, Tweak};
     use cipher::KeyInit;
     use std::vec::Vec;
+
+    /// The stand-in for the `aes` crate's VAES backends hands closures eight blocks a call and
+    /// encrypts as the wide backend does: a batch, a tail and a single block.
+    #[test]
+    fn a_wide_backend_runs_as_eight_blocks_that_encrypt_alike() {
+        struct Wide16<'a>(&'a aes::Aes128);
+        impl BlockSizeUser for Wide16<'_> {
+            type BlockSize = U16;
+        }
+        impl ParBlocksSizeUser for Wide16<'_> {
+            type ParBlocksSize = U16;
+        }
+        impl BlockCipherEncBackend for Wide16<'_> {
+            fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
+                self.0.encrypt_block_inout(block);
+            }
+        }
+        struct Probe<'a>(&'a mut [Block<Aes>], &'a mut usize);
+        impl BlockSizeUser for Probe<'_> {
+            type BlockSize = U16;
+        }
+        impl BlockCipherEncClosure for Probe<'_> {
+            fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
+                *self.1 = B::ParBlocksSize::USIZE;
+                let (batch, rest) = self.0.split_at_mut(B::ParBlocksSize::USIZE);
+                let batch = <&mut cipher::ParBlocks<B>>::try_from(batch).expect("a batch");
+                backend.encrypt_par_blocks_inplace(batch);
+                let (tail, last) = rest.split_at_mut(rest.len() - 1);
+                backend.encrypt_tail_blocks_inplace(tail);
+                backend.encrypt_block_inplace(&mut last[0]);
+            }
+        }
+
+        let aes = aes::Aes128::new(&[0x3c; 16].into());
+        let plain: Vec<Block<Aes>> = (0..12u8).map(|i| [i; 16].into()).collect();
+        let mut expected = plain.clone();
+        expected
+            .iter_mut()
+            .for_each(|block| aes.encrypt_block(block));
+        let (mut blocks, mut lanes) = (plain.clone(), 0);
+        NarrowWide(Probe(&mut blocks, &mut lanes)).call(&Wide16(&aes));
+        assert_eq!(lanes, 8);
+        assert_eq!(blocks, expected);
+        // A backend of eight or fewer blocks is run as it is.
+        let (mut blocks, mut lanes) = (plain, 0);
+        aes.encrypt_with_backend(NarrowWide(Probe(&mut blocks, &mut lanes)));
+        assert!(lanes <= 8);
+        assert_eq!(blocks, expected);
+    }
 
     /// Lockstep on each of this crate's own backends the CPU runs, not only the one
     /// `new_from_slice` picks, gives what the `aes` crate gives one message at a time: for

@@ -1,6 +1,6 @@
-//! AES on 256-bit VAES for x86-64 CPUs that have VAES and AVX2 but not AVX-512, where the
-//! `aes` crate runs AES-NI one block per instruction (with `aes_vaes512`, the crate's AES files
-//! with `unsafe`).
+//! AES on 256-bit VAES for x86-64 CPUs that have VAES and AVX2 but not the AVX-512 that
+//! `aes_vaes512` needs, where the `aes` crate runs AES-NI one block per instruction (with
+//! `aes_vaes512`, the crate's AES files with `unsafe`).
 
 use core::arch::x86_64::*;
 
@@ -15,8 +15,6 @@ use cipher::{
 use crate::backend::{LockstepBackend, LockstepClosure, Plain};
 
 cpufeatures::new!(aes_avx2_cpu, "aes", "avx2");
-// The `aes` crate's own test for its VAES backends, which also asks for AVX-512 register state.
-cpufeatures::new!(aes_crate_vaes_cpu, "vaes");
 
 /// Blocks per `encrypt_par_blocks` call: two to a register, eight registers in flight, which
 /// covers the VAES latency with room for the round key and the caller's live values.
@@ -30,11 +28,6 @@ pub(crate) struct Vaes256(());
 impl Vaes256 {
     pub(crate) fn detect() -> Option<Vaes256> {
         (aes_avx2_cpu::get() && cpuid_vaes()).then_some(Vaes256(()))
-    }
-
-    /// Whether the `aes` crate runs AES-NI here rather than VAES of its own.
-    pub(crate) fn beats_aes_crate(self) -> bool {
-        !aes_crate_vaes_cpu::get()
     }
 }
 

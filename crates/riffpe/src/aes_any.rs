@@ -20,7 +20,7 @@ use crate::backend::{LockstepClosure, OnAnyBackend};
 /// The hardware backend is picked at run time, once, when the key is expanded: VAES of this
 /// crate's own on x86-64 CPUs with VAES and AVX-512 (512-bit, with lockstep's chains kept in
 /// registers from one row of keystream blocks to the next) or VAES and AVX2 without that
-/// AVX-512 (256-bit, where the `aes` crate would run AES-NI), else the `aes` crate's choice
+/// AVX-512 (256-bit; on a Zen 3 the `aes` crate would run AES-NI), else the `aes` crate's choice
 /// (AES-NI, ARMv8 crypto extensions, or the constant-time software fallback). With the `zeroize`
 /// feature the expanded key is wiped on drop. `Debug` shows the key size only.
 ///

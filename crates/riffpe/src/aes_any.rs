@@ -181,7 +181,7 @@ impl<F: BlockCipherEncClosure<BlockSize = U16>> BlockCipherEncClosure for Narrow
     fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
         // A constant per backend, so the other branch is not compiled for it.
         #[cfg(target_arch = "x86_64")]
-        if const { B::ParBlocksSize::USIZE > 8 } {
+        if const { B::ParBlocksSize::USIZE > NarrowBlocks::USIZE } {
             let encrypt = |block: &mut Block<Aes>| backend.encrypt_block(InOut::from(block));
             return self.0.call(&OneByOne(&encrypt));
         }
@@ -189,8 +189,12 @@ impl<F: BlockCipherEncClosure<BlockSize = U16>> BlockCipherEncClosure for Narrow
     }
 }
 
-/// One backend type for every backend [`NarrowWide`] stands in for: eight blocks a call, each
-/// encrypted by the wide backend alone (correct, not fast; `Aes` never runs it).
+/// Blocks a call of the stand-in: AES-NI's, the most the `aes` crate runs without VAES.
+#[cfg(target_arch = "x86_64")]
+type NarrowBlocks = U8;
+
+/// One backend type for every backend [`NarrowWide`] stands in for: [`NarrowBlocks`] a call,
+/// each encrypted by the wide backend alone (correct, not fast; `Aes` never runs it).
 #[cfg(target_arch = "x86_64")]
 struct OneByOne<'b>(&'b dyn Fn(&mut Block<Aes>));
 
@@ -201,7 +205,7 @@ impl BlockSizeUser for OneByOne<'_> {
 
 #[cfg(target_arch = "x86_64")]
 impl ParBlocksSizeUser for OneByOne<'_> {
-    type ParBlocksSize = U8;
+    type ParBlocksSize = NarrowBlocks;
 }
 
 #[cfg(target_arch = "x86_64")]

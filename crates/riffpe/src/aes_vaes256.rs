@@ -1,6 +1,6 @@
 //! AES on 256-bit VAES for x86-64 CPUs that have VAES and AVX2 but not the AVX-512 that
-//! `aes_vaes512` needs, where the `aes` crate runs AES-NI one block per instruction (with
-//! `aes_vaes512`, the crate's AES files with `unsafe`).
+//! `aes_vaes512` needs, such as Zen 3, on which the `aes` crate runs AES-NI one block per
+//! instruction (with `aes_vaes512`, the crate's AES files with `unsafe`).
 
 use core::arch::x86_64::*;
 

@@ -69,30 +69,13 @@ fn backend(accelerated: bool, lanes: usize) -> String {
         return format!("software (constant-time fixslice), {lanes} blocks at once");
     }
     let name = match (env::consts::ARCH, lanes) {
-        ("x86_64", 64) if own_vaes512() => "VAES-512 (AVX-512, riffpe's own)",
-        ("x86_64" | "x86", 64) => "VAES-512 (AVX-512, the aes crate)",
+        ("x86_64", 64) => "VAES-512 (AVX-512, riffpe's own)",
         ("x86_64", 16) => "VAES-256 (AVX2, riffpe's own)",
-        ("x86_64" | "x86", 30) => "VAES-256 (AVX2, the aes crate built with target features)",
         ("x86_64" | "x86", _) => "AES-NI",
         ("aarch64", _) => "ARMv8 crypto extensions (AESE/AESMC)",
         _ => "hardware",
     };
     format!("{name}, {lanes} blocks at once")
-}
-
-/// Whether riffpe runs its own VAES-512 backend here rather than the `aes` crate's: it asks
-/// for AVX-512 BW, VL and VBMI besides.
-fn own_vaes512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512vl")
-            && std::arch::is_x86_feature_detected!("avx512vbmi")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
 }
 
 /// The `Key : value` line of `/proc/cpuinfo`.

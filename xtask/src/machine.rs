@@ -279,7 +279,7 @@ mod tests {
             backend_from_probe(&zen3_native).as_deref(),
             Some("VAES-256 (AVX2), 30 blocks at once")
         );
-        let soft = probe("software (constant-time fixslice), 4 blocks at once", None);
+        let soft = probe("software (constant-time fixslice), 8 blocks at once", None);
         assert!(backend_from_probe(&soft).unwrap().starts_with("software"));
         assert_eq!(backend_from_probe("known answer: ok\n"), None);
     }

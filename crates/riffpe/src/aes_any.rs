@@ -1,16 +1,17 @@
 //! AES-128, -192 or -256 chosen from the key length at run time, as the reference does.
 
-use cipher::consts::U16;
-#[cfg(target_arch = "x86_64")]
-use cipher::{Block, ParBlocksSizeUser, consts::U8, inout::InOut, typenum::Unsigned};
+use cipher::consts::{U8, U16};
+use cipher::inout::{InOut, InOutBuf};
+use cipher::typenum::Unsigned;
 use cipher::{
-    BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, KeyInit,
+    Array, Block, BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser,
+    KeyInit, ParBlocks, ParBlocksSizeUser,
 };
 use core::fmt;
 
 use crate::SetupError;
 #[cfg(target_arch = "x86_64")]
-use crate::aes_vaes256::{self, OwnBackend};
+use crate::aes_vaes256::{self, OwnBackend, RoundKeys};
 #[cfg(target_arch = "x86_64")]
 use crate::aes_vaes512;
 use crate::backend::{LockstepClosure, OnAnyBackend};
@@ -38,42 +39,26 @@ enum Inner {
     Aes128(aes::Aes128),
     Aes192(aes::Aes192),
     Aes256(aes::Aes256),
+    /// This crate's own backends, each running every key size.
     #[cfg(target_arch = "x86_64")]
-    Vaes128(aes_vaes256::RoundKeys<11, aes_vaes256::Vaes256>),
+    OwnVaes256(RoundKeys<aes_vaes256::Vaes256>),
     #[cfg(target_arch = "x86_64")]
-    Vaes192(aes_vaes256::RoundKeys<13, aes_vaes256::Vaes256>),
-    #[cfg(target_arch = "x86_64")]
-    Vaes256(aes_vaes256::RoundKeys<15, aes_vaes256::Vaes256>),
-    #[cfg(target_arch = "x86_64")]
-    Wide128(aes_vaes256::RoundKeys<11, aes_vaes512::Vaes512>),
-    #[cfg(target_arch = "x86_64")]
-    Wide192(aes_vaes256::RoundKeys<13, aes_vaes512::Vaes512>),
-    #[cfg(target_arch = "x86_64")]
-    Wide256(aes_vaes256::RoundKeys<15, aes_vaes512::Vaes512>),
+    OwnVaes512(RoundKeys<aes_vaes512::Vaes512>),
 }
 
 impl Aes {
     /// Expands `key`; errors unless it is 16, 24 or 32 bytes long.
     pub fn new_from_slice(key: &[u8]) -> Result<Self, SetupError> {
+        let invalid = SetupError::InvalidKeyLength { len: key.len() };
         #[cfg(target_arch = "x86_64")]
         if let Some(cpu) = aes_vaes512::Vaes512::detect() {
-            return Ok(Aes(match key.len() {
-                16 => Inner::Wide128(cpu.expand(key)),
-                24 => Inner::Wide192(cpu.expand(key)),
-                32 => Inner::Wide256(cpu.expand(key)),
-                len => return Err(SetupError::InvalidKeyLength { len }),
-            }));
+            return Ok(Aes(Inner::OwnVaes512(cpu.expand(key).ok_or(invalid)?)));
         }
         #[cfg(target_arch = "x86_64")]
         if let Some(cpu) = aes_vaes256::Vaes256::detect() {
-            return Ok(Aes(match key.len() {
-                16 => Inner::Vaes128(cpu.expand(key)),
-                24 => Inner::Vaes192(cpu.expand(key)),
-                32 => Inner::Vaes256(cpu.expand(key)),
-                len => return Err(SetupError::InvalidKeyLength { len }),
-            }));
+            return Ok(Aes(Inner::OwnVaes256(cpu.expand(key).ok_or(invalid)?)));
         }
-        let invalid = |_| SetupError::InvalidKeyLength { len: key.len() };
+        let invalid = |_| invalid;
         Ok(Aes(match key.len() {
             16 => Inner::Aes128(aes::Aes128::new_from_slice(key).map_err(invalid)?),
             24 => Inner::Aes192(aes::Aes192::new_from_slice(key).map_err(invalid)?),
@@ -84,22 +69,14 @@ impl Aes {
 
     /// 128, 192 or 256.
     pub fn key_bits(&self) -> u32 {
-        match self.0 {
+        match &self.0 {
             Inner::Aes128(_) => 128,
             Inner::Aes192(_) => 192,
             Inner::Aes256(_) => 256,
             #[cfg(target_arch = "x86_64")]
-            Inner::Vaes128(_) => 128,
+            Inner::OwnVaes256(keys) => keys.key_bits(),
             #[cfg(target_arch = "x86_64")]
-            Inner::Vaes192(_) => 192,
-            #[cfg(target_arch = "x86_64")]
-            Inner::Vaes256(_) => 256,
-            #[cfg(target_arch = "x86_64")]
-            Inner::Wide128(_) => 128,
-            #[cfg(target_arch = "x86_64")]
-            Inner::Wide192(_) => 192,
-            #[cfg(target_arch = "x86_64")]
-            Inner::Wide256(_) => 256,
+            Inner::OwnVaes512(keys) => keys.key_bits(),
         }
     }
 
@@ -109,21 +86,13 @@ impl Aes {
     pub(crate) fn encrypt_with_lockstep_backend(&self, f: impl LockstepClosure) {
         // One match per call: callers run a whole message inside one closure.
         match &self.0 {
-            Inner::Aes128(c) => c.encrypt_with_backend(NarrowWide(OnAnyBackend(f))),
-            Inner::Aes192(c) => c.encrypt_with_backend(NarrowWide(OnAnyBackend(f))),
-            Inner::Aes256(c) => c.encrypt_with_backend(NarrowWide(OnAnyBackend(f))),
+            Inner::Aes128(c) => c.encrypt_with_backend(ByEight(OnAnyBackend(f))),
+            Inner::Aes192(c) => c.encrypt_with_backend(ByEight(OnAnyBackend(f))),
+            Inner::Aes256(c) => c.encrypt_with_backend(ByEight(OnAnyBackend(f))),
             #[cfg(target_arch = "x86_64")]
-            Inner::Vaes128(c) => c.encrypt_with_lockstep_backend(f),
+            Inner::OwnVaes256(c) => c.encrypt_with_lockstep_backend(f),
             #[cfg(target_arch = "x86_64")]
-            Inner::Vaes192(c) => c.encrypt_with_lockstep_backend(f),
-            #[cfg(target_arch = "x86_64")]
-            Inner::Vaes256(c) => c.encrypt_with_lockstep_backend(f),
-            #[cfg(target_arch = "x86_64")]
-            Inner::Wide128(c) => c.encrypt_with_lockstep_backend(f),
-            #[cfg(target_arch = "x86_64")]
-            Inner::Wide192(c) => c.encrypt_with_lockstep_backend(f),
-            #[cfg(target_arch = "x86_64")]
-            Inner::Wide256(c) => c.encrypt_with_lockstep_backend(f),
+            Inner::OwnVaes512(c) => c.encrypt_with_lockstep_backend(f),
         }
     }
 }
@@ -143,21 +112,13 @@ impl BlockCipherEncrypt for Aes {
     fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
         // One match per call: callers run a whole message inside one closure.
         match &self.0 {
-            Inner::Aes128(c) => c.encrypt_with_backend(NarrowWide(f)),
-            Inner::Aes192(c) => c.encrypt_with_backend(NarrowWide(f)),
-            Inner::Aes256(c) => c.encrypt_with_backend(NarrowWide(f)),
+            Inner::Aes128(c) => c.encrypt_with_backend(ByEight(f)),
+            Inner::Aes192(c) => c.encrypt_with_backend(ByEight(f)),
+            Inner::Aes256(c) => c.encrypt_with_backend(ByEight(f)),
             #[cfg(target_arch = "x86_64")]
-            Inner::Vaes128(c) => c.encrypt_with_backend(f),
+            Inner::OwnVaes256(c) => c.encrypt_with_backend(f),
             #[cfg(target_arch = "x86_64")]
-            Inner::Vaes192(c) => c.encrypt_with_backend(f),
-            #[cfg(target_arch = "x86_64")]
-            Inner::Vaes256(c) => c.encrypt_with_backend(f),
-            #[cfg(target_arch = "x86_64")]
-            Inner::Wide128(c) => c.encrypt_with_backend(f),
-            #[cfg(target_arch = "x86_64")]
-            Inner::Wide192(c) => c.encrypt_with_backend(f),
-            #[cfg(target_arch = "x86_64")]
-            Inner::Wide256(c) => c.encrypt_with_backend(f),
+            Inner::OwnVaes512(c) => c.encrypt_with_backend(f),
         }
     }
 }
@@ -165,114 +126,162 @@ impl BlockCipherEncrypt for Aes {
 #[cfg(feature = "zeroize")]
 impl zeroize::ZeroizeOnDrop for Aes {}
 
-/// Runs a closure on the `aes` crate's backend as it is, unless that is one of the crate's VAES
-/// backends (more than AES-NI's eight blocks a call): those get [`OneByOne`] instead. `Aes` runs
-/// this crate's own VAES wherever the `aes` crate would pick its own (on any CPU with VAES,
-/// AES-NI and AVX2), so they are never run here; without the stand-in, every closure (the whole
-/// engine among them) would still be compiled for each of them in each key size.
-struct NarrowWide<F>(F);
+/// Runs a closure on the `aes` crate's backend as it is where that runs eight blocks a call
+/// (AES-NI, ARMv8), else on [`Batched`]: the software backend (two or four blocks a call) and
+/// the crate's VAES backends (which `Aes` never runs: it runs this crate's own wherever the
+/// `aes` crate would pick VAES). Without it, every closure (the whole engine among them) would
+/// be compiled for each of those backends in each key size, not once.
+struct ByEight<F>(F);
 
-impl<F> BlockSizeUser for NarrowWide<F> {
+impl<F> BlockSizeUser for ByEight<F> {
     type BlockSize = U16;
 }
 
-impl<F: BlockCipherEncClosure<BlockSize = U16>> BlockCipherEncClosure for NarrowWide<F> {
+impl<F: BlockCipherEncClosure<BlockSize = U16>> BlockCipherEncClosure for ByEight<F> {
     #[inline(always)]
     fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
         // A constant per backend, so the other branch is not compiled for it.
-        #[cfg(target_arch = "x86_64")]
-        if const { B::ParBlocksSize::USIZE > NarrowBlocks::USIZE } {
-            let encrypt = |block: &mut Block<Aes>| backend.encrypt_block(InOut::from(block));
-            return self.0.call(&OneByOne(&encrypt));
+        if const { B::ParBlocksSize::USIZE != EightBlocks::USIZE } {
+            let one = |block: &mut Block<Aes>| backend.encrypt_block_inplace(block);
+            let eight = |blocks: &mut [Block<Aes>]| {
+                let (batches, tail) = Array::<_, B::ParBlocksSize>::slice_as_chunks_mut(blocks);
+                batches
+                    .iter_mut()
+                    .for_each(|batch| backend.encrypt_par_blocks_inplace(batch));
+                if !tail.is_empty() {
+                    backend.encrypt_tail_blocks_inplace(tail);
+                }
+            };
+            return self.0.call(&Batched {
+                one: &one,
+                eight: &eight,
+            });
         }
         self.0.call(backend);
     }
 }
 
-/// Blocks a call of the stand-in: AES-NI's, the most the `aes` crate runs without VAES.
-#[cfg(target_arch = "x86_64")]
-type NarrowBlocks = U8;
+/// Blocks a call of AES-NI and ARMv8 in the `aes` crate, and of [`Batched`].
+type EightBlocks = U8;
 
-/// One backend type for every backend [`NarrowWide`] stands in for: [`NarrowBlocks`] a call,
-/// each encrypted by the wide backend alone (correct, not fast; `Aes` never runs it).
-#[cfg(target_arch = "x86_64")]
-struct OneByOne<'b>(&'b dyn Fn(&mut Block<Aes>));
+/// One backend type for every backend [`ByEight`] stands in for: [`EightBlocks`] a call, each
+/// call made through a function pointer to the backend's own code.
+struct Batched<'b> {
+    one: &'b dyn Fn(&mut Block<Aes>),
+    eight: &'b dyn Fn(&mut [Block<Aes>]),
+}
 
-#[cfg(target_arch = "x86_64")]
-impl BlockSizeUser for OneByOne<'_> {
+impl BlockSizeUser for Batched<'_> {
     type BlockSize = U16;
 }
 
-#[cfg(target_arch = "x86_64")]
-impl ParBlocksSizeUser for OneByOne<'_> {
-    type ParBlocksSize = NarrowBlocks;
+impl ParBlocksSizeUser for Batched<'_> {
+    type ParBlocksSize = EightBlocks;
 }
 
-#[cfg(target_arch = "x86_64")]
-impl BlockCipherEncBackend for OneByOne<'_> {
+impl BlockCipherEncBackend for Batched<'_> {
     fn encrypt_block(&self, mut block: InOut<'_, '_, Block<Self>>) {
         let mut copy = block.clone_in();
-        (self.0)(&mut copy);
+        (self.one)(&mut copy);
         *block.get_out() = copy;
+    }
+
+    fn encrypt_par_blocks(&self, mut blocks: InOut<'_, '_, ParBlocks<Self>>) {
+        let mut copy = blocks.clone_in();
+        (self.eight)(&mut copy);
+        *blocks.get_out() = copy;
+    }
+
+    fn encrypt_tail_blocks(&self, mut blocks: InOutBuf<'_, '_, Block<Self>>) {
+        let mut copy = ParBlocks::<Self>::default();
+        let copy = &mut copy[..blocks.len()];
+        copy.copy_from_slice(blocks.get_in());
+        (self.eight)(copy);
+        blocks.get_out().copy_from_slice(copy);
     }
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(test)]
 mod tests {
     extern crate std;
 
     use super::*;
-    use crate::{Riffpe, ScratchBuf, Selection, Tweak};
-    use cipher::KeyInit;
+    use core::cell::Cell;
     use std::vec::Vec;
 
-    /// The stand-in for the `aes` crate's VAES backends hands closures eight blocks a call and
-    /// encrypts as the wide backend does: a batch, a tail and a single block.
-    #[test]
-    fn a_wide_backend_runs_as_eight_blocks_that_encrypt_alike() {
-        struct Wide16<'a>(&'a aes::Aes128);
-        impl BlockSizeUser for Wide16<'_> {
-            type BlockSize = U16;
-        }
-        impl ParBlocksSizeUser for Wide16<'_> {
-            type ParBlocksSize = U16;
-        }
-        impl BlockCipherEncBackend for Wide16<'_> {
-            fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
-                self.0.encrypt_block_inout(block);
-            }
-        }
-        struct Probe<'a>(&'a mut [Block<Aes>], &'a mut usize);
-        impl BlockSizeUser for Probe<'_> {
-            type BlockSize = U16;
-        }
-        impl BlockCipherEncClosure for Probe<'_> {
-            fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
-                *self.1 = B::ParBlocksSize::USIZE;
-                let (batch, rest) = self.0.split_at_mut(B::ParBlocksSize::USIZE);
-                let batch = <&mut cipher::ParBlocks<B>>::try_from(batch).expect("a batch");
-                backend.encrypt_par_blocks_inplace(batch);
-                let (tail, last) = rest.split_at_mut(rest.len() - 1);
-                backend.encrypt_tail_blocks_inplace(tail);
-                backend.encrypt_block_inplace(&mut last[0]);
-            }
+    /// The `aes` crate's AES-128 as a backend of `N` blocks a call, counting those calls.
+    struct Lanes<'a, N>(&'a aes::Aes128, Cell<usize>, core::marker::PhantomData<N>);
+
+    impl<N> BlockSizeUser for Lanes<'_, N> {
+        type BlockSize = U16;
+    }
+
+    impl<N: cipher::array::ArraySize> ParBlocksSizeUser for Lanes<'_, N> {
+        type ParBlocksSize = N;
+    }
+
+    impl<N: cipher::array::ArraySize> BlockCipherEncBackend for Lanes<'_, N> {
+        fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
+            self.0.encrypt_block_inout(block);
         }
 
+        fn encrypt_par_blocks(&self, mut blocks: InOut<'_, '_, ParBlocks<Self>>) {
+            self.1.set(self.1.get() + 1);
+            let mut copy = blocks.clone_in();
+            copy.iter_mut()
+                .for_each(|block| self.0.encrypt_block(block));
+            *blocks.get_out() = copy;
+        }
+    }
+
+    /// Encrypts its blocks as a closure would: a batch, a tail, one block; and records the
+    /// blocks a call of the backend it got, and that backend's type.
+    struct Probe<'a>(&'a mut [Block<Aes>], &'a mut (usize, &'static str));
+
+    impl BlockSizeUser for Probe<'_> {
+        type BlockSize = U16;
+    }
+
+    impl BlockCipherEncClosure for Probe<'_> {
+        fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
+            *self.1 = (B::ParBlocksSize::USIZE, core::any::type_name::<B>());
+            let (batch, rest) = self.0.split_at_mut(B::ParBlocksSize::USIZE);
+            let batch = <&mut ParBlocks<B>>::try_from(batch).expect("a batch");
+            backend.encrypt_par_blocks_inplace(batch);
+            let (tail, last) = rest.split_at_mut(rest.len() - 1);
+            backend.encrypt_tail_blocks_inplace(tail);
+            backend.encrypt_block_inplace(&mut last[0]);
+        }
+    }
+
+    /// Backends of other than eight blocks a call (software's four, VAES's more) are run as
+    /// eight blocks a call that go through their own batches and encrypt alike; a backend of
+    /// eight is run as it is.
+    #[test]
+    fn backends_of_other_than_eight_blocks_run_as_eight_that_encrypt_alike() {
+        fn run<N: cipher::array::ArraySize>(aes: &aes::Aes128, plain: &[Block<Aes>]) {
+            let mut expected = plain.to_vec();
+            expected
+                .iter_mut()
+                .for_each(|block| aes.encrypt_block(block));
+            let backend = Lanes::<N>(aes, Cell::new(0), core::marker::PhantomData);
+            let (mut blocks, mut seen) = (plain.to_vec(), (0, ""));
+            ByEight(Probe(&mut blocks, &mut seen)).call(&backend);
+            let what = std::format!("a backend of {} blocks", N::USIZE);
+            assert_eq!(blocks, expected, "{what}");
+            assert_eq!(seen.0, 8, "{what}");
+            let own = seen.1.contains("Lanes");
+            assert_eq!(own, N::USIZE == 8, "{what} ran as {}", seen.1);
+            // Its own batches ran, as many as the batch of eight and the tail of three hold.
+            assert_eq!(backend.1.get(), 8 / N::USIZE + 3 / N::USIZE, "{what}");
+        }
         let aes = aes::Aes128::new(&[0x3c; 16].into());
         let plain: Vec<Block<Aes>> = (0..12u8).map(|i| [i; 16].into()).collect();
-        let mut expected = plain.clone();
-        expected
-            .iter_mut()
-            .for_each(|block| aes.encrypt_block(block));
-        let (mut blocks, mut lanes) = (plain.clone(), 0);
-        NarrowWide(Probe(&mut blocks, &mut lanes)).call(&Wide16(&aes));
-        assert_eq!(lanes, 8);
-        assert_eq!(blocks, expected);
-        // A backend of eight or fewer blocks is run as it is.
-        let (mut blocks, mut lanes) = (plain, 0);
-        aes.encrypt_with_backend(NarrowWide(Probe(&mut blocks, &mut lanes)));
-        assert!(lanes <= 8);
-        assert_eq!(blocks, expected);
+        run::<cipher::consts::U2>(&aes, &plain);
+        run::<cipher::consts::U4>(&aes, &plain);
+        run::<U8>(&aes, &plain);
+        run::<U16>(&aes, &plain);
+        run::<cipher::consts::U64>(&aes, &plain);
     }
 
     /// Lockstep on each of this crate's own backends the CPU runs, not only the one
@@ -280,24 +289,35 @@ mod tests {
     /// counts whose last group runs padded (to half a batch or a whole one), as single messages
     /// (a pair) or as it is, with a tweak per message, in both modes of selection.
     #[test]
+    #[cfg(target_arch = "x86_64")]
     fn own_backends_in_lockstep_equal_the_aes_crate_one_message_at_a_time() {
-        let key = [0x5a; 16];
-        let mut own = Vec::new();
-        if let Some(cpu) = aes_vaes256::Vaes256::detect() {
-            own.push(Aes(Inner::Vaes128(cpu.expand(&key))));
+        use crate::{Riffpe, ScratchBuf, Selection, Tweak};
+
+        // Each key size, run by the same code on this crate's own backends.
+        let mut pairs = Vec::new();
+        for len in [16, 24, 32] {
+            let key: Vec<u8> = (0..len as u8).map(|i| i.wrapping_mul(0x5a)).collect();
+            let plain = Aes(match len {
+                16 => Inner::Aes128(aes::Aes128::new_from_slice(&key).unwrap()),
+                24 => Inner::Aes192(aes::Aes192::new_from_slice(&key).unwrap()),
+                _ => Inner::Aes256(aes::Aes256::new_from_slice(&key).unwrap()),
+            });
+            if let Some(cpu) = aes_vaes256::Vaes256::detect() {
+                let own = Aes(Inner::OwnVaes256(cpu.expand(&key).unwrap()));
+                pairs.push((own, plain.clone()));
+            }
+            if let Some(cpu) = aes_vaes512::Vaes512::detect() {
+                pairs.push((Aes(Inner::OwnVaes512(cpu.expand(&key).unwrap())), plain));
+            }
         }
-        if let Some(cpu) = aes_vaes512::Vaes512::detect() {
-            own.push(Aes(Inner::Wide128(cpu.expand(&key))));
-        }
-        let plain = Aes(Inner::Aes128(aes::Aes128::new(&key.into())));
         let (radix, digits) = (100, 8);
         for selection in [Selection::ConstantTime, Selection::Fast] {
             let fpe = |aes| {
                 let builder = Riffpe::builder(radix, digits).selection(selection);
                 builder.build_with_aes(aes).expect("valid parameters")
             };
-            let reference = fpe(plain.clone());
-            for aes in &own {
+            for (aes, plain) in &pairs {
+                let reference = fpe(plain.clone());
                 let fpe = fpe(aes.clone());
                 for count in [2, 3, 5, 15, 16, 17, 18, 20, 33, 50, 63, 64, 66, 67, 100] {
                     let messages: Vec<u32> = (0..count * digits)

@@ -34,9 +34,9 @@ impl Vaes256 {
 // SAFETY: only `Vaes256::detect` makes one, where the CPU has AES-NI.
 unsafe impl OwnBackend for Vaes256 {
     #[inline]
-    fn run<const RK: usize>(self, round: &[[u8; 16]; RK], f: impl LockstepClosure) {
+    fn run(self, keys: &RoundKeys<Self>, f: impl LockstepClosure) {
         // SAFETY: `self` proves the CPU has the features `run` is built with.
-        unsafe { run(round, f) }
+        unsafe { run(keys, f) }
     }
 }
 
@@ -52,48 +52,71 @@ fn cpuid_vaes() -> bool {
 ///
 /// Only a CPU with AES-NI may have one (key expansion uses it).
 pub(crate) unsafe trait OwnBackend: Copy {
-    /// Runs `f` on the backend, with the round keys `round`.
-    fn run<const RK: usize>(self, round: &[[u8; 16]; RK], f: impl LockstepClosure);
+    /// Runs `f` on the backend, with the round keys `keys`.
+    fn run(self, keys: &RoundKeys<Self>, f: impl LockstepClosure);
 
-    /// The round keys of `key` for this backend, which must be 16, 24 or 32 bytes long with
-    /// `RK = key.len() / 4 + 7` (11, 13 or 15).
-    fn expand<const RK: usize>(self, key: &[u8]) -> RoundKeys<RK, Self> {
+    /// The round keys of `key` for this backend, or `None` unless it is 16, 24 or 32 bytes
+    /// long.
+    fn expand(self, key: &[u8]) -> Option<RoundKeys<Self>> {
         RoundKeys::new(self, key)
     }
 }
 
+/// Round keys in the layout every backend of this crate's own reads, for any key size: the
+/// first at 0, the rest at the end, so that AES-128, -192 and -256 run the same code (the
+/// longer keys two or four more rounds, at 1 to 4) and whatever runs on a backend is compiled
+/// once for it, not once per key size.
+pub(crate) type Layout<K> = [K; MAX_ROUND_KEYS];
+
+/// AES-256's round keys, the most of any key size.
+const MAX_ROUND_KEYS: usize = 15;
+
 /// An expanded AES key for one of this crate's own backends (`C`, the proof of its CPU).
 #[derive(Clone)]
-pub(crate) struct RoundKeys<const RK: usize, C> {
-    round: [[u8; 16]; RK],
+pub(crate) struct RoundKeys<C> {
+    round: Layout<[u8; 16]>,
+    /// 11, 13 or 15.
+    count: usize,
     cpu: C,
 }
 
-impl<const RK: usize, C: OwnBackend> RoundKeys<RK, C> {
-    /// The round keys of `key`, which must be 16, 24 or 32 bytes long with
-    /// `RK = key.len() / 4 + 7` (11, 13 or 15).
-    pub(crate) fn new(cpu: C, key: &[u8]) -> Self {
-        debug_assert_eq!(key.len() / 4 + 7, RK);
+impl<C: OwnBackend> RoundKeys<C> {
+    /// The round keys of `key`, or `None` unless it is 16, 24 or 32 bytes long.
+    pub(crate) fn new(cpu: C, key: &[u8]) -> Option<Self> {
+        if !matches!(key.len(), 16 | 24 | 32) {
+            return None;
+        }
         // SAFETY: an `OwnBackend` exists only where the CPU has AES-NI.
-        let round = unsafe { expand(key) };
-        RoundKeys { round, cpu }
+        let (round, count) = unsafe { expand(key) };
+        Some(RoundKeys { round, count, cpu })
+    }
+
+    /// 128, 192 or 256.
+    pub(crate) fn key_bits(&self) -> u32 {
+        32 * (self.count as u32 - 7)
     }
 
     /// Runs `f` with the backend.
     #[inline]
     pub(crate) fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
-        self.cpu.run(&self.round, Plain(f));
+        self.cpu.run(self, Plain(f));
     }
 
     /// [`RoundKeys::encrypt_with_backend`] for lockstep.
     #[inline]
     pub(crate) fn encrypt_with_lockstep_backend(&self, f: impl LockstepClosure) {
-        self.cpu.run(&self.round, f);
+        self.cpu.run(self, f);
+    }
+
+    /// The round keys, each made a vector by `load`, and how many there are.
+    #[inline(always)]
+    pub(crate) fn load<K>(&self, load: impl Fn(&[u8; 16]) -> K) -> (Layout<K>, usize) {
+        (self.round.each_ref().map(load), self.count)
     }
 }
 
 #[cfg(feature = "zeroize")]
-impl<const RK: usize, C> Drop for RoundKeys<RK, C> {
+impl<C> Drop for RoundKeys<C> {
     fn drop(&mut self) {
         zeroize::Zeroize::zeroize(&mut self.round);
     }
@@ -101,40 +124,46 @@ impl<const RK: usize, C> Drop for RoundKeys<RK, C> {
 
 #[inline]
 #[target_feature(enable = "aes,avx2,vaes")]
-fn run<const RK: usize>(round: &[[u8; 16]; RK], f: impl LockstepClosure) {
+fn run(keys: &RoundKeys<Vaes256>, f: impl LockstepClosure) {
     // SAFETY: each key is 16 readable bytes; the load is unaligned.
-    let single = round.map(|key| unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
+    let (single, count) = keys.load(|key| unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
     let double = single.map(|key| _mm256_broadcastsi128_si256(key));
-    f.call(&Backend { single, double });
+    f.call(&Backend {
+        single,
+        double,
+        count,
+    });
 }
 
 /// SPEC `E_K` on this CPU; it exists only inside [`run`].
-struct Backend<const RK: usize> {
+struct Backend {
     /// Round keys for one block.
-    single: [__m128i; RK],
+    single: Layout<__m128i>,
     /// The same, twice over, for two blocks a register.
-    double: [__m256i; RK],
+    double: Layout<__m256i>,
+    /// How many round keys the key size has.
+    count: usize,
 }
 
-impl<const RK: usize> BlockSizeUser for Backend<RK> {
+impl BlockSizeUser for Backend {
     type BlockSize = U16;
 }
 
-impl<const RK: usize> ParBlocksSizeUser for Backend<RK> {
+impl ParBlocksSizeUser for Backend {
     type ParBlocksSize = Lanes;
 }
 
-impl<const RK: usize> BlockCipherEncBackend for Backend<RK> {
+impl BlockCipherEncBackend for Backend {
     #[inline(always)]
     fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
         // SAFETY: a `Backend` exists only inside `run`, on a CPU with AES-NI.
-        unsafe { encrypt_one(&self.single, block) }
+        unsafe { encrypt_one(&self.single, self.count, block) }
     }
 
     #[inline(always)]
     fn encrypt_par_blocks(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
         // SAFETY: a `Backend` exists only inside `run`, on a CPU with AVX2 and VAES.
-        unsafe { encrypt_par(&self.double, blocks) }
+        unsafe { encrypt_par(&self.double, self.count, blocks) }
     }
 
     #[inline(always)]
@@ -149,7 +178,7 @@ impl<const RK: usize> BlockCipherEncBackend for Backend<RK> {
 }
 
 // Rows through memory: with 16 lanes the engine keeps its chains in registers itself.
-impl<const RK: usize> LockstepBackend for Backend<RK> {
+impl LockstepBackend for Backend {
     /// A whole batch from three lanes on: the engine keeps a batch's chains in registers from
     /// row to row, where a shorter group's go through memory. Two chains run one after the
     /// other, each on one message's own path.
@@ -163,45 +192,91 @@ impl<const RK: usize> LockstepBackend for Backend<RK> {
     }
 }
 
+/// Rounds 1 to the last of a block, in every state of `states`, with round keys `keys` in the
+/// [`Layout`] of `count` of them: `round(state, key)` for each but the last, `last(state, key)`
+/// for it. The first key is the caller's to add. The rounds every key size runs are unrolled,
+/// the two or four that longer keys add a loop: small enough to inline into the engine.
+#[inline(always)]
+pub(crate) fn rounds<K: Copy, S>(
+    states: &mut [S],
+    keys: &Layout<K>,
+    count: usize,
+    round: impl Fn(&mut S, K),
+    last: impl Fn(&mut S, K),
+) {
+    let mut each = |key: K| states.iter_mut().for_each(|state| round(state, key));
+    for &key in keys[1..5].iter().skip(MAX_ROUND_KEYS - count) {
+        each(key);
+    }
+    keys[5..14].iter().for_each(|&key| each(key));
+    states.iter_mut().for_each(|state| last(state, keys[14]));
+}
+
+/// [`rounds`] of one block, unrolled: a chain of single blocks is bound by their latency, and
+/// without a loop's instructions the reorder window holds more of the work beside the chain.
+#[inline(always)]
+fn rounds_unrolled<K: Copy, S>(
+    state: &mut S,
+    keys: &Layout<K>,
+    count: usize,
+    round: impl Fn(&mut S, K),
+    last: impl Fn(&mut S, K),
+) {
+    if count == 15 {
+        round(state, keys[1]);
+        round(state, keys[2]);
+    }
+    if count >= 13 {
+        round(state, keys[3]);
+        round(state, keys[4]);
+    }
+    keys[5..14].iter().for_each(|&key| round(state, key));
+    last(state, keys[14]);
+}
+
 /// One block, as every backend of this crate's own encrypts it.
 #[inline]
 #[target_feature(enable = "aes")]
-pub(crate) fn encrypt_one<const RK: usize>(
-    keys: &[__m128i; RK],
+pub(crate) fn encrypt_one(
+    keys: &Layout<__m128i>,
+    count: usize,
     mut block: InOut<'_, '_, Block<aes::Aes128>>,
 ) {
     // SAFETY: a block is 16 readable bytes; the load is unaligned.
-    let mut state = unsafe { _mm_loadu_si128(block.get_in().as_ptr().cast()) };
-    state = _mm_xor_si128(state, keys[0]);
-    for key in &keys[1..RK - 1] {
-        state = _mm_aesenc_si128(state, *key);
-    }
-    state = _mm_aesenclast_si128(state, keys[RK - 1]);
+    let state = unsafe { _mm_loadu_si128(block.get_in().as_ptr().cast()) };
+    let mut state = _mm_xor_si128(state, keys[0]);
+    rounds_unrolled(
+        &mut state,
+        keys,
+        count,
+        |state, key| *state = _mm_aesenc_si128(*state, key),
+        |state, key| *state = _mm_aesenclast_si128(*state, key),
+    );
     // SAFETY: a block is 16 writable bytes; the store is unaligned.
     unsafe { _mm_storeu_si128(block.get_out().as_mut_ptr().cast(), state) };
 }
 
 #[inline]
 #[target_feature(enable = "avx2,vaes")]
-fn encrypt_par<const RK: usize>(
-    keys: &[__m256i; RK],
-    mut blocks: InOut<'_, '_, ParBlocks<Backend<RK>>>,
+fn encrypt_par(
+    keys: &Layout<__m256i>,
+    count: usize,
+    mut blocks: InOut<'_, '_, ParBlocks<Backend>>,
 ) {
     let input = blocks.get_in();
-    // SAFETY: blocks `2r` and `2r + 1` are 32 contiguous readable bytes; the load is unaligned.
-    let mut states: [__m256i; YMM] =
-        core::array::from_fn(|r| unsafe { _mm256_loadu_si256(input[2 * r..].as_ptr().cast()) });
-    for state in &mut states {
-        *state = _mm256_xor_si256(*state, keys[0]);
-    }
-    for key in &keys[1..RK - 1] {
-        for state in &mut states {
-            *state = _mm256_aesenc_epi128(*state, *key);
-        }
-    }
-    for state in &mut states {
-        *state = _mm256_aesenclast_epi128(*state, keys[RK - 1]);
-    }
+    let mut states: [__m256i; YMM] = core::array::from_fn(|r| {
+        // SAFETY: blocks `2r` and `2r + 1` are 32 contiguous readable bytes; the load is
+        // unaligned.
+        let state = unsafe { _mm256_loadu_si256(input[2 * r..].as_ptr().cast()) };
+        _mm256_xor_si256(state, keys[0])
+    });
+    rounds(
+        &mut states,
+        keys,
+        count,
+        |state, key| *state = _mm256_aesenc_epi128(*state, key),
+        |state, key| *state = _mm256_aesenclast_epi128(*state, key),
+    );
     let output = blocks.get_out();
     for (r, state) in states.into_iter().enumerate() {
         // SAFETY: blocks `2r` and `2r + 1` are 32 contiguous writable bytes; the store is
@@ -210,17 +285,19 @@ fn encrypt_par<const RK: usize>(
     }
 }
 
-/// FIPS-197 `KeyExpansion`, a word at a time, with `SubWord` done by AES-NI so that no table
-/// lookup depends on the key.
+/// FIPS-197 `KeyExpansion` of a 16, 24 or 32-byte `key`, a word at a time, with `SubWord` done
+/// by AES-NI so that no table lookup depends on the key: the round keys in the [`Layout`], and
+/// how many there are.
 #[target_feature(enable = "aes")]
-pub(crate) fn expand<const RK: usize>(key: &[u8]) -> [[u8; 16]; RK] {
+pub(crate) fn expand(key: &[u8]) -> (Layout<[u8; 16]>, usize) {
     let nk = key.len() / 4;
-    let mut words = [0u32; 60];
+    let count = nk + 7;
+    let mut words = [0u32; 4 * MAX_ROUND_KEYS];
     for (word, bytes) in words.iter_mut().zip(key.chunks_exact(4)) {
         *word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
     }
     let mut rcon = 1u32;
-    for i in nk..4 * RK {
+    for i in nk..4 * count {
         let mut temp = words[i - 1];
         if i % nk == 0 {
             // RotWord on little-endian words is a rotation right by one byte.
@@ -231,16 +308,23 @@ pub(crate) fn expand<const RK: usize>(key: &[u8]) -> [[u8; 16]; RK] {
         }
         words[i] = words[i - nk] ^ temp;
     }
-    let round = core::array::from_fn(|r| {
+    let key = |r: usize| {
         let mut key = [0u8; 16];
         for (bytes, word) in key.chunks_exact_mut(4).zip(&words[4 * r..4 * r + 4]) {
             bytes.copy_from_slice(&word.to_le_bytes());
         }
         key
+    };
+    // Round key r > 0 at r + MAX_ROUND_KEYS - count; the slots between stay zero.
+    let shift = MAX_ROUND_KEYS - count;
+    let round = core::array::from_fn(|i| match i {
+        0 => key(0),
+        i if i > shift => key(i - shift),
+        _ => [0; 16],
     });
     #[cfg(feature = "zeroize")]
     zeroize::Zeroize::zeroize(&mut words);
-    round
+    (round, count)
 }
 
 /// FIPS-197 `SubWord`: word 0 of `AESKEYGENASSIST` is `SubWord` of word 1.
@@ -262,10 +346,7 @@ pub(crate) mod tests {
 
     /// Encrypts `blocks` through each entry point of the backend: one at a time, in batches of
     /// [`Lanes`], and as a tail shorter than a batch.
-    fn encrypt_all<const RK: usize>(
-        keys: &RoundKeys<RK, Vaes256>,
-        blocks: &[[u8; 16]],
-    ) -> [Vec<[u8; 16]>; 3] {
+    fn encrypt_all(keys: &RoundKeys<Vaes256>, blocks: &[[u8; 16]]) -> [Vec<[u8; 16]>; 3] {
         struct Every<'a> {
             blocks: &'a [[u8; 16]],
             out: &'a mut [Vec<[u8; 16]>; 3],
@@ -329,11 +410,7 @@ pub(crate) mod tests {
     }
 
     fn ours(cpu: Vaes256, key: &[u8], blocks: &[[u8; 16]]) -> [Vec<[u8; 16]>; 3] {
-        match key.len() {
-            16 => encrypt_all(&cpu.expand::<11>(key), blocks),
-            24 => encrypt_all(&cpu.expand::<13>(key), blocks),
-            _ => encrypt_all(&cpu.expand::<15>(key), blocks),
-        }
+        encrypt_all(&cpu.expand(key).expect("a valid key length"), blocks)
     }
 
     #[test]
@@ -360,15 +437,17 @@ pub(crate) mod tests {
         }
         // FIPS-197 Appendix A.1: the last round key of the AES-128 example.
         let key = hex::decode("2b7e151628aed2a6abf7158809cf4f3c").unwrap();
-        let keys = cpu.expand::<11>(&key);
+        let keys = cpu.expand(&key).unwrap();
+        assert_eq!(keys.key_bits(), 128);
         assert_eq!(
-            hex::encode(keys.round[10]),
+            hex::encode(keys.round[14]),
             "d014f9a8c9ee2589e13f0cc8b6630ca6"
         );
         // Appendix A.3: the last round key of the AES-256 example.
         let key = hex::decode("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4")
             .unwrap();
-        let keys = cpu.expand::<15>(&key);
+        let keys = cpu.expand(&key).unwrap();
+        assert_eq!(keys.key_bits(), 256);
         assert_eq!(
             hex::encode(keys.round[14]),
             "fe4890d1e6188d0b046df344706c631e"

@@ -11,7 +11,7 @@ use cipher::consts::{U16, U64};
 use cipher::inout::{InOut, InOutBuf};
 use cipher::{Array, Block, BlockCipherEncBackend, BlockSizeUser, ParBlocks, ParBlocksSizeUser};
 
-use crate::aes_vaes256::{self, OwnBackend};
+use crate::aes_vaes256::{self, Layout, OwnBackend, RoundKeys};
 use crate::backend::{EachRow, LockstepBackend, LockstepClosure, rows_through_memory};
 
 // The features the row loop is built with: VBMI and BW for the planes made inside it.
@@ -44,49 +44,55 @@ impl Vaes512 {
 // SAFETY: only `Vaes512::detect` makes one, where the CPU has AES-NI.
 unsafe impl OwnBackend for Vaes512 {
     #[inline]
-    fn run<const RK: usize>(self, round: &[[u8; 16]; RK], f: impl LockstepClosure) {
+    fn run(self, keys: &RoundKeys<Self>, f: impl LockstepClosure) {
         // SAFETY: `self` proves the CPU has the features `run` is built with.
-        unsafe { run(round, f) }
+        unsafe { run(keys, f) }
     }
 }
 
 #[inline]
 #[target_feature(enable = "aes,avx512f,avx512bw,avx512vl,avx512vbmi,vaes")]
-fn run<const RK: usize>(round: &[[u8; 16]; RK], f: impl LockstepClosure) {
+fn run(keys: &RoundKeys<Vaes512>, f: impl LockstepClosure) {
     // SAFETY: each key is 16 readable bytes; the load is unaligned.
-    let single = round.map(|key| unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
+    let (single, count) = keys.load(|key| unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
     let quad = single.map(|key| _mm512_broadcast_i32x4(key));
-    f.call(&Backend { single, quad });
+    f.call(&Backend {
+        single,
+        quad,
+        count,
+    });
 }
 
 /// SPEC `E_K` on this CPU; it exists only inside [`run`].
-struct Backend<const RK: usize> {
+struct Backend {
     /// Round keys for one block.
-    single: [__m128i; RK],
+    single: Layout<__m128i>,
     /// The same, four times over, for four blocks a register.
-    quad: [__m512i; RK],
+    quad: Layout<__m512i>,
+    /// How many round keys the key size has.
+    count: usize,
 }
 
-impl<const RK: usize> BlockSizeUser for Backend<RK> {
+impl BlockSizeUser for Backend {
     type BlockSize = U16;
 }
 
-impl<const RK: usize> ParBlocksSizeUser for Backend<RK> {
+impl ParBlocksSizeUser for Backend {
     type ParBlocksSize = U64;
 }
 
-impl<const RK: usize> BlockCipherEncBackend for Backend<RK> {
+impl BlockCipherEncBackend for Backend {
     #[inline(always)]
     fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
         // SAFETY: a `Backend` exists only inside `run`, on a CPU with AES-NI.
-        unsafe { aes_vaes256::encrypt_one(&self.single, block) }
+        unsafe { aes_vaes256::encrypt_one(&self.single, self.count, block) }
     }
 
     #[inline(always)]
     fn encrypt_par_blocks(&self, mut blocks: InOut<'_, '_, ParBlocks<Self>>) {
         let (input, _) = Array::slice_as_flattened(blocks.get_in()).as_chunks::<64>();
         // SAFETY: a `Backend` exists only inside `run`, on a CPU with AVX-512 and VAES.
-        let states = unsafe { encrypt_row(&self.quad, load_row::<ZMM>(input)) };
+        let states = unsafe { encrypt_row(&self.quad, self.count, load_row::<ZMM>(input)) };
         let (output, _) = Array::slice_as_flattened_mut(blocks.get_out()).as_chunks_mut::<64>();
         // SAFETY: as above.
         unsafe { store_row(output, states) }
@@ -104,7 +110,7 @@ impl<const RK: usize> BlockCipherEncBackend for Backend<RK> {
     }
 }
 
-impl<const RK: usize> Backend<RK> {
+impl Backend {
     /// `blocks` (at most `4 * Z`) encrypted in `Z` registers, padded.
     #[inline(always)]
     fn encrypt_padded<const Z: usize>(&self, mut blocks: InOutBuf<'_, '_, Block<Self>>) {
@@ -113,7 +119,7 @@ impl<const RK: usize> Backend<RK> {
         batch.as_flattened_mut()[..bytes]
             .copy_from_slice(Array::slice_as_flattened(blocks.get_in()));
         // SAFETY: a `Backend` exists only inside `run`, on a CPU with AVX-512 and VAES.
-        let states = unsafe { encrypt_row(&self.quad, load_row::<Z>(&batch)) };
+        let states = unsafe { encrypt_row(&self.quad, self.count, load_row::<Z>(&batch)) };
         // SAFETY: as above.
         unsafe { store_row(&mut batch, states) };
         Array::slice_as_flattened_mut(blocks.get_out())
@@ -121,17 +127,17 @@ impl<const RK: usize> Backend<RK> {
     }
 }
 
-impl<const RK: usize> LockstepBackend for Backend<RK> {
+impl LockstepBackend for Backend {
     #[inline(always)]
     fn encrypt_rows(&self, first: &[Block<Self>], rows: &mut [Block<Self>], each: impl EachRow) {
-        let keys = &self.quad;
+        let keys = (&self.quad, self.count);
         match first.len() {
             // SAFETY: a `Backend` exists only inside `run`, on a CPU with the features
             // `rows_in_registers` is built with.
-            LANES => unsafe { rows_in_registers::<RK, ZMM>(keys, first, rows, each) },
+            LANES => unsafe { rows_in_registers::<ZMM>(keys, first, rows, each) },
             // Half the lanes, as a step of 32 messages runs: half the registers.
             // SAFETY: as above.
-            HALF => unsafe { rows_in_registers::<RK, { ZMM / 2 }>(keys, first, rows, each) },
+            HALF => unsafe { rows_in_registers::<{ ZMM / 2 }>(keys, first, rows, each) },
             _ => rows_through_memory(self, first, rows, each),
         }
     }
@@ -153,16 +159,16 @@ impl<const RK: usize> LockstepBackend for Backend<RK> {
 /// [`LockstepBackend::encrypt_rows`] of `4 * Z` chains, held in `Z` registers from row to row.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,vaes")]
-fn rows_in_registers<const RK: usize, const Z: usize>(
-    keys: &[__m512i; RK],
-    first: &[Block<Backend<RK>>],
-    rows: &mut [Block<Backend<RK>>],
+fn rows_in_registers<const Z: usize>(
+    (keys, count): (&Layout<__m512i>, usize),
+    first: &[Block<Backend>],
+    rows: &mut [Block<Backend>],
     mut each: impl EachRow,
 ) {
     let (first, _) = Array::slice_as_flattened(first).as_chunks::<64>();
     let mut states = load_row::<Z>(first);
     for (j, row) in rows.chunks_exact_mut(4 * Z).enumerate() {
-        states = encrypt_row(keys, states);
+        states = encrypt_row(keys, count, states);
         let (quads, _) = Array::slice_as_flattened_mut(row).as_chunks_mut::<64>();
         store_row(quads, states);
         each.row(j, row);
@@ -172,21 +178,21 @@ fn rows_in_registers<const RK: usize, const Z: usize>(
 /// The AES rounds of `4 * Z` blocks, four to a register.
 #[inline]
 #[target_feature(enable = "avx512f,vaes")]
-fn encrypt_row<const RK: usize, const Z: usize>(
-    keys: &[__m512i; RK],
+fn encrypt_row<const Z: usize>(
+    keys: &Layout<__m512i>,
+    count: usize,
     mut states: [__m512i; Z],
 ) -> [__m512i; Z] {
     for state in &mut states {
         *state = _mm512_xor_si512(*state, keys[0]);
     }
-    for key in &keys[1..RK - 1] {
-        for state in &mut states {
-            *state = _mm512_aesenc_epi128(*state, *key);
-        }
-    }
-    for state in &mut states {
-        *state = _mm512_aesenclast_epi128(*state, keys[RK - 1]);
-    }
+    aes_vaes256::rounds(
+        &mut states,
+        keys,
+        count,
+        |state, key| *state = _mm512_aesenc_epi128(*state, key),
+        |state, key| *state = _mm512_aesenclast_epi128(*state, key),
+    );
     states
 }
 
@@ -214,7 +220,6 @@ mod tests {
     extern crate std;
 
     use super::*;
-    use crate::aes_vaes256::RoundKeys;
     use crate::aes_vaes256::tests::reference;
     use cipher::typenum::Unsigned;
     use proptest::prelude::*;
@@ -224,8 +229,8 @@ mod tests {
     /// [`LANES`] with a shorter tail, and, from the first `lanes` blocks (all of them if fewer;
     /// 64 and 32 run in registers, others through memory), `rows` rows of chained blocks with
     /// each row as `each` saw it.
-    fn encrypt_all<const RK: usize>(
-        keys: &RoundKeys<RK, Vaes512>,
+    fn encrypt_all(
+        keys: &RoundKeys<Vaes512>,
         blocks: &[[u8; 16]],
         (lanes, rows): (usize, usize),
     ) -> [Vec<[u8; 16]>; 4] {
@@ -284,11 +289,7 @@ mod tests {
         blocks: &[[u8; 16]],
         rows: (usize, usize),
     ) -> [Vec<[u8; 16]>; 4] {
-        match key.len() {
-            16 => encrypt_all(&cpu.expand::<11>(key), blocks, rows),
-            24 => encrypt_all(&cpu.expand::<13>(key), blocks, rows),
-            _ => encrypt_all(&cpu.expand::<15>(key), blocks, rows),
-        }
+        encrypt_all(&cpu.expand(key).expect("a valid key length"), blocks, rows)
     }
 
     /// Rows of chained blocks from the first `lanes` of `blocks`, by the `aes` crate.

@@ -58,12 +58,12 @@ impl Aes {
         if let Some(cpu) = aes_vaes256::Vaes256::detect() {
             return Ok(Aes(Inner::OwnVaes256(cpu.expand(key).ok_or(invalid)?)));
         }
-        let invalid = |_| invalid;
+        let to_setup_error = |_| invalid;
         Ok(Aes(match key.len() {
-            16 => Inner::Aes128(aes::Aes128::new_from_slice(key).map_err(invalid)?),
-            24 => Inner::Aes192(aes::Aes192::new_from_slice(key).map_err(invalid)?),
-            32 => Inner::Aes256(aes::Aes256::new_from_slice(key).map_err(invalid)?),
-            len => return Err(SetupError::InvalidKeyLength { len }),
+            16 => Inner::Aes128(aes::Aes128::new_from_slice(key).map_err(to_setup_error)?),
+            24 => Inner::Aes192(aes::Aes192::new_from_slice(key).map_err(to_setup_error)?),
+            32 => Inner::Aes256(aes::Aes256::new_from_slice(key).map_err(to_setup_error)?),
+            _ => return Err(invalid),
         }))
     }
 

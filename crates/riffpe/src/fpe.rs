@@ -608,7 +608,7 @@ mod tests {
     }
 
     /// Constant-time π of one message gives the fast selection's results whichever radix it
-    /// searches from (the CPU picks 48, 64 or 80) and whichever search it runs (AVX-512's where
+    /// searches from (the CPU picks 32, 48, 64 or 80) and whichever search it runs (AVX-512's where
     /// the CPU has it, else the 128-bit one), ranking on arrival or searching on either side of
     /// each, RiffpeX's steps switching between the two within a message.
     #[test]
@@ -616,17 +616,19 @@ mod tests {
         use crate::select::{OneMessage, WideSearch};
         // The 128-bit search, and AVX-512's where the CPU has it.
         let searches = core::iter::once(None).chain(WideSearch::detect().map(Some));
-        let ways = [48, 64, 80].into_iter().flat_map(move |searched_radix| {
-            searches.clone().map(move |wide| OneMessage {
-                searched_radix,
-                wide,
-            })
-        });
+        let ways = [32, 48, 64, 80]
+            .into_iter()
+            .flat_map(move |searched_radix| {
+                searches.clone().map(move |wide| OneMessage {
+                    searched_radix,
+                    wide,
+                })
+            });
         let fast = |fpe: &Riffpe| {
             let fast = Riffpe::builder(fpe.radix(), fpe.digits()).selection(Selection::Fast);
             fast.build(&KEY).unwrap()
         };
-        for radix in [47, 48, 49, 63, 64, 65, 79, 80, 81, 100, 256] {
+        for radix in [31, 32, 33, 47, 48, 49, 63, 64, 65, 79, 80, 81, 100, 256] {
             let mut fpe = Riffpe::builder(radix, 6).build(&KEY).unwrap();
             assert_eq!(fpe.selection(), Selection::ConstantTime);
             assert_eq!(fpe.layout.one_message, OneMessage::detect());

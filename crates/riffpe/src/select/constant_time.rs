@@ -12,6 +12,11 @@ pub(crate) const RANKED_RADIX: u32 = 256;
 /// behind the chain, while the search's passes over n/16 vectors stay short beside it.
 pub(crate) const SEARCHED_RADIX: u32 = 48;
 
+/// [`SEARCHED_RADIX`] on other CPUs than AMD's Zen cores where AVX-512 searches ([`WideSearch`]),
+/// such as Intel's Xeons: its search costs less than the 128-bit one, and ranking on arrival no
+/// longer hides behind the chain from about radix 28 there (BENCHMARKS.md).
+pub(crate) const SEARCHED_RADIX_WIDE: u32 = 32;
+
 /// [`SEARCHED_RADIX`] on AMD's Zen cores without AVX-512 (Zen 3), where ranking on arrival
 /// hides behind the chain up to larger radices (`OneMessage::detect` picks among the three).
 pub(crate) const SEARCHED_RADIX_ZEN: u32 = 64;
@@ -265,7 +270,7 @@ impl Kept {
         one_message: OneMessage,
     ) -> Self {
         let searched_from = one_message.searched_radix;
-        debug_assert!((SEARCHED_RADIX..=LARGEST_SEARCHED_RADIX).contains(&searched_from));
+        debug_assert!((SEARCHED_RADIX_WIDE..=LARGEST_SEARCHED_RADIX).contains(&searched_from));
         let ranked = |n| n < searched_from;
         let quartered =
             |n| one_message.wide.is_none() && (searched_from..=RANKED_RADIX).contains(&n);

@@ -104,7 +104,7 @@ pub(crate) mod per_lane {
                 }
                 if n as u32 <= RANKED_RADIX {
                     // Constant-time π from ranks kept as the keys arrive (one message, below
-                    // radix 48, 64 or 80 as the CPU picks), and from the keys' quarters searched
+                    // radix 32, 48, 64 or 80 as the CPU picks), and from the keys' quarters searched
                     // after the chain (at every radix here, though the engine takes one by the
                     // radix). One `Ranks` and one
                     // `Quarters` for every x, as in the engine: the quarters start from `reset`,

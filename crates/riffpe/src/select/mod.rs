@@ -39,12 +39,12 @@
 //! octets it found, in a pass over every value, and ranks them against each other (with
 //! AVX-512, eight lanes to a vector).
 //!
-//! Constant-time π of one message ranks the keys as they arrive (four at a time) below radix
-//! 48, or on AMD's Zen 3 to Zen 5 cores 64 (80 with AVX-512), or on other CPUs with AVX-512 32
-//! ([`OneMessage`], picked when a cipher is built), and searches for the key of rank x after the chain from there on
-//! (`constant_time`): up to radix 256 for its leading 16 bits (with AVX-512 over the keys, 32
-//! to a compare, `avx512`; else over the leading 16-bit quarters kept as the keys arrive, by
-//! `quarter_search`), then among the few keys that share them.
+//! Constant-time π of one message ranks the keys as they arrive (four at a time) below radix 48, or
+//! on AMD's Zen 3 to Zen 5 cores 64 (80 with AVX-512), or on other CPUs with AVX-512 32
+//! ([`OneMessage`], picked when a cipher is built), and searches for the key of rank x after the
+//! chain from there on (`constant_time`): up to radix 256 for its leading 16 bits (with AVX-512
+//! over the keys, 32 to a compare, `avx512`; else over the leading 16-bit quarters kept as the keys
+//! arrive, by `quarter_search`), then among the few keys that share them.
 //!
 //! One backend a file: `portable` (lane by lane, every CPU), `constant_time`, `group` (the
 //! group kernel's shared passes), `quarter_search` (its constant-time search for 128-bit
@@ -117,40 +117,39 @@ pub enum Selection {
     /// keystream and the digit, so timing and cache traces depend on secret values. The
     /// default above radix 256.
     Fast,
-    /// About n² compares per step below radix 48 (one message on AMD's Zen 3 to Zen 5 cores:
-    /// below 64, or 80 with AVX-512; on other CPUs with AVX-512, below 32) and at most 64·n from there on (96·n above radix 256 one
-    /// message at a time), with branches and memory accesses that depend only on the radix and
-    /// `bytes_per_value`: the key of rank x is found branch-free and its index picked with masks
-    /// (encryption); the digit's key is fetched by a masked scan and ranked (decryption).
-    /// Encrypting one message ranks the keys as their AES blocks arrive, four at a time (radices
-    /// below 48, or below 64 on AMD's Zen 3 to Zen 5, where ranking hides behind the chain up to
-    /// larger radices, 80 there with AVX-512, or below 32 on other CPUs with AVX-512, whose
-    /// search costs less; 1.25 KiB of stack); from there on, where the n²/2
-    /// compares of ranking outgrow the chain, the key of rank x is searched for after it, bit by
-    /// bit: up to radix 256 its leading 16 bits, with AVX-512 those of the keys, 32 to a compare,
-    /// two bits a pass, after which the at most eight keys that share them are gathered into one
-    /// vector and ranked against each other; else its leading 16-bit quarter, sixteen keys to a
-    /// pair of 128-bit vectors (SSE2, NEON; 2 KiB of stack), then the at most five keys that
-    /// share that quarter are gathered in a masked pass and ranked against each other; above
-    /// radix 256 two bits a pass over whole keys. In lockstep on
-    /// x86-64 and aarch64 with radices up to 32 767, the group kernel's constant-time passes select
-    /// for eight lanes at a time. Encryption with AVX2 searches a bit a pass over the keys' leading
-    /// two octets up to radix 64, three up to radix 256 (32 keys to a compare), then ranks the at
-    /// most four keys of a lane that share them against each other; above radix 256 it searches
-    /// their 16-bit quarters (sixteen to a compare), and with SSE2 or NEON their quarters (eight).
-    /// Where the AES loop lays out the keys' two leading octets as planes (radices 17 to 255, 32 or
-    /// 64 lanes, each value starting a block), it searches those, 32 lanes to a compare, then reads
-    /// the leading words of the at most four (radix 64) or five keys of a lane that share them in a
-    /// pass over every value and ranks them against each other.
-    /// The exceptions: a tie of a value's leading 64 bits with another's, which happens with
-    /// probability below n²/2^(64 − log2 n) per step (about 2^-44 for n = 100), compares the two
-    /// values in full (over planes with AVX-512 also a key of rank x whose 64 leading bits are
-    /// all ones, below n·2^-56); one message from radix 48 (64 on Zen 3 to 5, 80 with AVX-512
-    /// there, 32 on other CPUs with AVX-512) to 256, more than five keys that share the leading 16 bits of the key of rank x, with
-    /// probability below C(n, 6)·2^-80 per step (2^-41 at 256; with AVX-512 more than eight,
-    /// below C(n, 9)·2^-128, 2^-74 at 256), make the search go on over all four quarters; and in
-    /// lockstep with AVX2 up to radix 256,
-    /// more keys of a lane that share those two or three leading octets than are ranked, with
+    /// About n² compares per step below radix 48 (one message on AMD's Zen 3 to Zen 5 cores: below
+    /// 64, or 80 with AVX-512; on other CPUs with AVX-512, below 32) and at most 64·n from there on
+    /// (96·n above radix 256 one message at a time), with branches and memory accesses that depend
+    /// only on the radix and `bytes_per_value`: the key of rank x is found branch-free and its
+    /// index picked with masks (encryption); the digit's key is fetched by a masked scan and ranked
+    /// (decryption). Encrypting one message ranks the keys as their AES blocks arrive, four at a
+    /// time (radices below 48, or below 64 on AMD's Zen 3 to Zen 5, where ranking hides behind the
+    /// chain up to larger radices, 80 there with AVX-512, or below 32 on other CPUs with AVX-512,
+    /// whose search costs less; 1.25 KiB of stack); from there on, where the n²/2 compares of
+    /// ranking outgrow the chain, the key of rank x is searched for after it, bit by bit: up to
+    /// radix 256 its leading 16 bits, with AVX-512 those of the keys, 32 to a compare, two bits a
+    /// pass, after which the at most eight keys that share them are gathered into one vector and
+    /// ranked against each other; else its leading 16-bit quarter, sixteen keys to a pair of
+    /// 128-bit vectors (SSE2, NEON; 2 KiB of stack), then the at most five keys that share that
+    /// quarter are gathered in a masked pass and ranked against each other; above radix 256 two
+    /// bits a pass over whole keys. In lockstep on x86-64 and aarch64 with radices up to 32 767,
+    /// the group kernel's constant-time passes select for eight lanes at a time. Encryption with
+    /// AVX2 searches a bit a pass over the keys' leading two octets up to radix 64, three up to
+    /// radix 256 (32 keys to a compare), then ranks the at most four keys of a lane that share them
+    /// against each other; above radix 256 it searches their 16-bit quarters (sixteen to a
+    /// compare), and with SSE2 or NEON their quarters (eight). Where the AES loop lays out the
+    /// keys' two leading octets as planes (radices 17 to 255, 32 or 64 lanes, each value starting a
+    /// block), it searches those, 32 lanes to a compare, then reads the leading words of the at
+    /// most four (radix 64) or five keys of a lane that share them in a pass over every value and
+    /// ranks them against each other. The exceptions: a tie of a value's leading 64 bits with
+    /// another's, which happens with probability below n²/2^(64 − log2 n) per step (about 2^-44 for
+    /// n = 100), compares the two values in full (over planes with AVX-512 also a key of rank x
+    /// whose 64 leading bits are all ones, below n·2^-56); one message from radix 48 (64 on Zen 3
+    /// to 5, 80 with AVX-512 there, 32 on other CPUs with AVX-512) to 256, more than five keys that
+    /// share the leading 16 bits of the key of rank x, with probability below C(n, 6)·2^-80 per
+    /// step (2^-41 at 256; with AVX-512 more than eight, below C(n, 9)·2^-128, 2^-74 at 256), make
+    /// the search go on over all four quarters; and in lockstep with AVX2 up to radix 256, more
+    /// keys of a lane that share those two or three leading octets than are ranked, with
     /// probability below C(n, 5)·2^-64 per step up to radix 64 (2^-41 at 64), C(n, 5)·2^-96 above
     /// (2^-62 at 256), or over planes C(n, 6)·2^-80 (2^-41 at 255), make its chunk of eight lanes
     /// search over all the keys' bits. None exceeds 2^-40 per step at any radix up to 256, the

@@ -103,12 +103,11 @@ pub(crate) mod per_lane {
                     prop_assert_eq!(forward, k, "π({}) slotted, n {}, b {}", x, n, b);
                 }
                 if n as u32 <= RANKED_RADIX {
-                    // Constant-time π from ranks kept as the keys arrive (one message, below
-                    // radix 32, 48, 64 or 80 as the CPU picks), and from the keys' quarters searched
+                    // Constant-time π from ranks kept as the keys arrive (one message, below radix
+                    // 32, 48, 64 or 80 as the CPU picks), and from the keys' quarters searched
                     // after the chain (at every radix here, though the engine takes one by the
-                    // radix). One `Ranks` and one
-                    // `Quarters` for every x, as in the engine: the quarters start from `reset`,
-                    // the ranks from what the last x left.
+                    // radix). One `Ranks` and one `Quarters` for every x, as in the engine: the
+                    // quarters start from `reset`, the ranks from what the last x left.
                     let ranked = (n as u32) < LARGEST_SEARCHED_RADIX;
                     quarters.reset(n);
                     for (j, key) in keys[..n].iter_mut().enumerate() {

@@ -608,15 +608,15 @@ mod tests {
     }
 
     /// Constant-time π of one message gives the fast selection's results whichever radix it
-    /// searches from (the CPU picks 32, 48, 64 or 80) and whichever search it runs (AVX-512's where
+    /// searches from (the CPU picks one of four) and whichever search it runs (AVX-512's where
     /// the CPU has it, else the 128-bit one), ranking on arrival or searching on either side of
     /// each, RiffpeX's steps switching between the two within a message.
     #[test]
     fn one_message_ranks_or_searches_alike() {
-        use crate::select::{OneMessage, WideSearch};
+        use crate::select::{OneMessage, SEARCHED_RADICES, WideSearch};
         // The 128-bit search, and AVX-512's where the CPU has it.
         let searches = core::iter::once(None).chain(WideSearch::detect().map(Some));
-        let ways = [32, 48, 64, 80]
+        let ways = SEARCHED_RADICES
             .into_iter()
             .flat_map(move |searched_radix| {
                 searches.clone().map(move |wide| OneMessage {
@@ -628,7 +628,11 @@ mod tests {
             let fast = Riffpe::builder(fpe.radix(), fpe.digits()).selection(Selection::Fast);
             fast.build(&KEY).unwrap()
         };
-        for radix in [31, 32, 33, 47, 48, 49, 63, 64, 65, 79, 80, 81, 100, 256] {
+        // Each side of every radix searched from, and two above them all.
+        let around = SEARCHED_RADICES
+            .into_iter()
+            .flat_map(|from| [from - 1, from, from + 1]);
+        for radix in around.chain([100, 256]) {
             let mut fpe = Riffpe::builder(radix, 6).build(&KEY).unwrap();
             assert_eq!(fpe.selection(), Selection::ConstantTime);
             assert_eq!(fpe.layout.one_message, OneMessage::detect());

@@ -13,17 +13,25 @@ pub(crate) const RANKED_RADIX: u32 = 256;
 pub(crate) const SEARCHED_RADIX: u32 = 48;
 
 /// [`SEARCHED_RADIX`] on other CPUs than AMD's Zen cores where AVX-512 searches ([`WideSearch`]),
-/// such as Intel's Xeons: its search costs less than the 128-bit one, and ranking on arrival no
-/// longer hides behind the chain from about radix 28 there (BENCHMARKS.md).
+/// such as Intel's Xeons: on the one measured, that search cost less than ranking on arrival from
+/// radix 32 on (the two tied at 24 and 28; BENCHMARKS.md).
 pub(crate) const SEARCHED_RADIX_WIDE: u32 = 32;
 
 /// [`SEARCHED_RADIX`] on AMD's Zen cores without AVX-512 (Zen 3), where ranking on arrival
-/// hides behind the chain up to larger radices (`OneMessage::detect` picks among the three).
+/// hides behind the chain up to larger radices.
 pub(crate) const SEARCHED_RADIX_ZEN: u32 = 64;
 
 /// [`SEARCHED_RADIX_ZEN`] on Zen 4 and Zen 5, which search on AVX-512 ([`WideSearch`]) and
 /// where ranking on arrival hides behind the chain longer than on Zen 3 (BENCHMARKS.md).
 pub(crate) const SEARCHED_RADIX_ZEN_WIDE: u32 = 80;
+
+/// Every radix one message may search from: `OneMessage::detect` picks one for the CPU.
+pub(crate) const SEARCHED_RADICES: [u32; 4] = [
+    SEARCHED_RADIX_WIDE,
+    SEARCHED_RADIX,
+    SEARCHED_RADIX_ZEN,
+    SEARCHED_RADIX_ZEN_WIDE,
+];
 
 /// The largest of the radices one message searches from: [`Ranks`] holds a key for each radix
 /// below it.
@@ -270,7 +278,7 @@ impl Kept {
         one_message: OneMessage,
     ) -> Self {
         let searched_from = one_message.searched_radix;
-        debug_assert!((SEARCHED_RADIX_WIDE..=LARGEST_SEARCHED_RADIX).contains(&searched_from));
+        debug_assert!(SEARCHED_RADICES.contains(&searched_from));
         let ranked = |n| n < searched_from;
         let quartered =
             |n| one_message.wide.is_none() && (searched_from..=RANKED_RADIX).contains(&n);

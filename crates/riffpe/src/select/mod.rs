@@ -97,6 +97,8 @@ type Vector128 = neon::Neon;
     all(target_arch = "aarch64", target_feature = "neon")
 )))]
 type Vector128 = quarter_search::Scalar;
+#[cfg(test)]
+pub(crate) use constant_time::SEARCHED_RADICES;
 use constant_time::SEARCHED_RADIX;
 #[cfg(test)]
 use constant_time::{Quarters, RANKED_RADIX, Ranks};

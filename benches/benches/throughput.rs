@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
-use riffpe::integer::{DigitOrder, domain_size, from_digits, to_digits};
+use riffpe::integer::{Converter, DigitOrder, domain_size};
 use riffpe::{MessageError, Riffpe, ScratchBuf, Selection, Tweak};
 use riffpe_batch::{Batch, Mode};
 use riffpe_benches::{AllocationLog, CountingAllocator, KEY, TWEAK, fixed_random};
@@ -67,16 +67,16 @@ fn one_at_a_time(
     values: &mut [u64],
     encrypt: bool,
 ) -> Result<(), MessageError> {
-    let (domain, order) = (fpe.domain(), DigitOrder::BigEndian);
+    let converter = Converter::new(fpe.domain(), DigitOrder::BigEndian);
     let mut digits = vec![0; fpe.digits()];
     for value in values {
-        to_digits(*value, domain, order, &mut digits)?;
+        converter.to_digits(*value, &mut digits)?;
         if encrypt {
             fpe.encrypt_with(Tweak::Fixed, &mut digits, &mut scratch.scratch())?;
         } else {
             fpe.decrypt_with(Tweak::Fixed, &mut digits, &mut scratch.scratch())?;
         }
-        *value = from_digits(&digits, domain, order)?;
+        *value = converter.from_digits(&digits)?;
     }
     Ok(())
 }

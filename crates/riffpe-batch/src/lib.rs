@@ -37,7 +37,7 @@ use core::fmt;
 use cipher::BlockCipherEncrypt;
 use cipher::consts::U16;
 use rayon::prelude::*;
-use riffpe::integer::{Converter, DigitOrder, Integer, from_digits, max_value};
+use riffpe::integer::{Converter, DigitOrder, Integer, max_value};
 use riffpe::{Fpe, MessageError, Radices, ScratchBuf, Tweak};
 
 /// How a batch is spread over cores. Both modes give the same output.
@@ -246,7 +246,7 @@ where
             }
             self.run_chunk(first, digits, &mut work.scratch, encrypt)?;
             for (v, m) in values.iter_mut().zip(digits.chunks_exact(l)) {
-                *v = from_digits(m, domain, order)?;
+                *v = converter.from_digits(m)?;
             }
             Ok(())
         };

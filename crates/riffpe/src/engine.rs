@@ -9,6 +9,8 @@
 //! first block short. Everything runs inside one `encrypt_with_backend` closure per call, so
 //! the backend is chosen once.
 
+use core::iter;
+
 use cipher::consts::U16;
 use cipher::typenum::Unsigned;
 use cipher::{
@@ -966,15 +968,15 @@ struct MacInputs<'a> {
 }
 
 impl MacInputs<'_> {
-    /// Writes `LEw(value(lane))` into slot `slot` of every lane's input (a slot never straddles
-    /// a block: W divides 16), lane by lane at a fixed stride.
+    /// Writes `LEw(value)` of each of `values` (one a lane) into slot `slot` of the lanes'
+    /// inputs (a slot never straddles a block: W divides 16), lane by lane at a fixed stride.
     #[inline(always)]
-    fn put<const W: usize>(&mut self, slot: usize, value: impl Fn(usize) -> u32) {
+    fn put<const W: usize>(&mut self, slot: usize, values: impl Iterator<Item = u32>) {
         let (block, offset) = (slot * W / 16, slot * W % 16);
         let row = &mut self.macs[block * self.lanes * 16..][..self.lanes * 16];
         let (blocks, _) = row.as_chunks_mut::<16>();
-        for (lane, bytes) in blocks.iter_mut().enumerate() {
-            bytes[offset..offset + W].copy_from_slice(&value(lane).to_le_bytes()[..W]);
+        for (bytes, value) in blocks.iter_mut().zip(values) {
+            bytes[offset..offset + W].copy_from_slice(&value.to_le_bytes()[..W]);
         }
     }
 
@@ -986,9 +988,10 @@ impl MacInputs<'_> {
 
     /// Slot `slot` of every lane's input holds its message's digit `slot`.
     #[inline(always)]
-    fn put_digits<const W: usize>(&mut self, slot: usize) {
-        let (messages, digits) = (self.messages, self.digits());
-        self.put::<W>(slot, |lane| messages[lane * digits + slot]);
+    fn put_digits<const W: usize>(&mut self, slot: usize, digits: usize) {
+        // Stepped through, not indexed by lane: no multiplication or bounds check a lane.
+        let column = self.messages[slot..].iter().step_by(digits).copied();
+        self.put::<W>(slot, column);
     }
 }
 
@@ -998,9 +1001,9 @@ impl MacInputs<'_> {
 #[inline(always)]
 fn update<const W: usize>(mut inputs: MacInputs<'_>, previous: usize, i: usize, phase: u32) {
     let digits = inputs.digits();
-    inputs.put_digits::<W>(previous);
-    inputs.put::<W>(i, |_| phase);
-    inputs.put::<W>(digits, |_| i as u32);
+    inputs.put_digits::<W>(previous, digits);
+    inputs.put::<W>(i, iter::repeat(phase));
+    inputs.put::<W>(digits, iter::repeat(i as u32));
 }
 
 /// Writes `pkcs7(LEw(m_0) … LEw(m_{l-1}) || LEw(i))` with slot `i` holding `LEw(phase)`, for
@@ -1015,10 +1018,10 @@ fn encode<const W: usize>(mut inputs: MacInputs<'_>, i: usize, phase: u32) {
     let last = (len / 16 - 1) * lanes * 16;
     inputs.macs[last..].fill(pad as u8);
     for slot in 0..digits {
-        inputs.put_digits::<W>(slot);
+        inputs.put_digits::<W>(slot, digits);
     }
-    inputs.put::<W>(i, |_| phase);
-    inputs.put::<W>(digits, |_| i as u32);
+    inputs.put::<W>(i, iter::repeat(phase));
+    inputs.put::<W>(digits, iter::repeat(i as u32));
 }
 
 #[cfg(test)]

@@ -26,6 +26,10 @@ pub trait Integer: Copy + Ord + core::fmt::Debug + sealed::Sealed {
     fn is_zero(self) -> bool;
     #[doc(hidden)]
     fn from_u32(value: u32) -> Self;
+    #[doc(hidden)]
+    fn to_u64(self) -> Option<u64>;
+    #[doc(hidden)]
+    fn from_u64(value: u64) -> Self;
 }
 
 macro_rules! impl_integer {
@@ -52,6 +56,14 @@ macro_rules! impl_integer {
             }
             #[inline]
             fn from_u32(value: u32) -> Self {
+                <$t>::from(value)
+            }
+            #[inline]
+            fn to_u64(self) -> Option<u64> {
+                u64::try_from(self).ok()
+            }
+            #[inline]
+            fn from_u64(value: u64) -> Self {
                 <$t>::from(value)
             }
         }
@@ -94,6 +106,109 @@ pub struct Converter<'d> {
     order: DigitOrder,
     /// The shared radix's reciprocal, 0 if digits have radices of their own.
     reciprocal: u128,
+    /// How values of 64 bits convert, if the digits share a radix and every message fits 64 bits.
+    chunks: Option<Chunks>,
+}
+
+/// A shared radix `r` for 64-bit values, taken `per_chunk` digits at a time: a value splits
+/// into chunks below `r^per_chunk` (< 2³²) by one 64-bit division each, and each digit of a
+/// chunk comes from the chunk by its own multiplications, none waiting on another digit's.
+#[derive(Clone, Copy, Debug)]
+struct Chunks {
+    radix: u32,
+    per_chunk: usize,
+    /// `powers[j]` = `r^j` for `j ≤ per_chunk` (each below 2³²).
+    powers: [u64; CHUNK_POWERS],
+    /// `reciprocals[j]` = ⌈2⁶⁴ / r^j⌉ for `1 ≤ j ≤ per_chunk`: `c / r^j` is
+    /// `(c · reciprocals[j]) >> 64` for every 32-bit `c` (Lemire, Kaser and Kurz, 2019).
+    reciprocals: [u64; CHUNK_POWERS],
+    /// ⌈2¹²⁸ / r^per_chunk⌉, for [`divrem_u64`].
+    chunk_reciprocal: u128,
+}
+
+/// Powers of a radix below 2³², from `r^0`: 32 for radix 2.
+const CHUNK_POWERS: usize = 32;
+
+impl Chunks {
+    fn new(domain: Domain<'_>) -> Option<Self> {
+        let Domain::Uniform { radix, .. } = domain else {
+            return None;
+        };
+        if radix < 2 {
+            return None;
+        }
+        max_value::<u64>(domain).ok()?;
+        let (mut powers, mut reciprocals) = ([1u64; CHUNK_POWERS], [0u64; CHUNK_POWERS]);
+        let mut per_chunk = 0;
+        while let Some(next) = (powers[per_chunk] as u32).checked_mul(radix) {
+            per_chunk += 1;
+            powers[per_chunk] = u64::from(next);
+            reciprocals[per_chunk] = u64::MAX / u64::from(next) + 1;
+        }
+        Some(Chunks {
+            radix,
+            per_chunk,
+            powers,
+            reciprocals,
+            chunk_reciprocal: reciprocal(powers[per_chunk] as u32),
+        })
+    }
+
+    /// `chunk / r^j`, `1 ≤ j ≤ per_chunk`.
+    #[inline(always)]
+    fn over(&self, chunk: u32, j: usize) -> u32 {
+        ((u128::from(chunk) * u128::from(self.reciprocals[j])) >> 64) as u32
+    }
+
+    /// The digits of `value`, least significant first, into `out` by `at(k)`, the index of
+    /// the k-th least significant; whether they hold all of it.
+    #[inline(always)]
+    fn split(&self, value: u64, out: &mut [u32], at: impl Fn(usize) -> usize) -> bool {
+        let digits = out.len();
+        let power = self.powers[self.per_chunk] as u32;
+        let (mut rest, mut excess, mut k) = (value, 0, 0);
+        while k < digits {
+            let (quotient, chunk) = divrem_u64(rest, power, self.chunk_reciprocal);
+            rest = quotient;
+            let take = self.per_chunk.min(digits - k);
+            // Digit j is chunk / r^j − r · (chunk / r^(j+1)).
+            let mut above = chunk;
+            for j in 0..take {
+                let next = self.over(chunk, j + 1);
+                out[at(k + j)] = above - next * self.radix;
+                above = next;
+            }
+            excess |= above;
+            k += take;
+        }
+        rest == 0 && excess == 0
+    }
+
+    /// The value of `digits` (each below the radix, else `None`), most significant first by
+    /// `at(k)`, the index of the k-th most significant. Cannot overflow: every message of the
+    /// domain fits 64 bits.
+    #[inline(always)]
+    fn join(&self, digits: &[u32], at: impl Fn(usize) -> usize) -> Option<u64> {
+        let (mut value, mut invalid, mut k) = (0u64, false, 0);
+        let len = digits.len();
+        while k < len {
+            // The leading chunk takes what is left over, so that the others are whole.
+            let take = match (len - k) % self.per_chunk {
+                rest if k == 0 && rest != 0 => rest,
+                _ => self.per_chunk,
+            };
+            let mut chunk = 0u64;
+            for j in 0..take {
+                let digit = digits[at(k + j)];
+                invalid |= digit >= self.radix;
+                let weight = self.powers[take - 1 - j];
+                chunk = chunk.wrapping_add(u64::from(digit).wrapping_mul(weight));
+            }
+            value = value.wrapping_mul(self.powers[take]).wrapping_add(chunk);
+            k += take;
+        }
+        (!invalid).then_some(value)
+    }
 }
 
 impl<'d> Converter<'d> {
@@ -107,6 +222,7 @@ impl<'d> Converter<'d> {
             domain,
             order,
             reciprocal,
+            chunks: Chunks::new(domain),
         }
     }
 
@@ -120,6 +236,16 @@ impl<'d> Converter<'d> {
                 actual: out.len(),
             });
         }
+        if let (Some(chunks), Some(value)) = (&self.chunks, value.to_u64()) {
+            let fits = match self.order {
+                DigitOrder::LittleEndian => chunks.split(value, out, |k| k),
+                DigitOrder::BigEndian => chunks.split(value, out, |k| digits - 1 - k),
+            };
+            return match fits {
+                true => Ok(()),
+                false => Err(MessageError::ValueOutOfDomain { message: 0 }),
+            };
+        }
         let mut rest = value;
         for position in significance(digits, self.order) {
             let radix = self.domain.radix(position).unwrap_or(2).max(2);
@@ -132,6 +258,35 @@ impl<'d> Converter<'d> {
         } else {
             Err(MessageError::ValueOutOfDomain { message: 0 })
         }
+    }
+
+    /// [`from_digits`] of `digits`.
+    ///
+    /// ```
+    /// use riffpe::{Domain, integer::{Converter, DigitOrder}};
+    ///
+    /// let domain = Domain::Uniform { radix: 10, digits: 16 };
+    /// let cards = Converter::new(domain, DigitOrder::BigEndian);
+    /// let value: u64 = cards.from_digits(&[4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])?;
+    /// assert_eq!(value, 4111_1111_1111_1111);
+    /// # Ok::<(), riffpe::Error>(())
+    /// ```
+    #[inline]
+    pub fn from_digits<T: Integer>(&self, digits: &[u32]) -> Result<T, MessageError> {
+        let len = self.domain.digits();
+        if let Some(chunks) = &self.chunks
+            && digits.len() == len
+        {
+            let value = match self.order {
+                DigitOrder::LittleEndian => chunks.join(digits, |k| len - 1 - k),
+                DigitOrder::BigEndian => chunks.join(digits, |k| k),
+            };
+            // A digit out of range: the plain way finds which.
+            if let Some(value) = value {
+                return Ok(T::from_u64(value));
+            }
+        }
+        from_digits(digits, self.domain, self.order)
     }
 }
 
@@ -166,7 +321,18 @@ pub fn to_digits<T: Integer>(
     order: DigitOrder,
     out: &mut [u32],
 ) -> Result<(), MessageError> {
-    Converter::new(domain, order).to_digits(value, out)
+    // One value: working out the chunks would cost more than they save.
+    let reciprocal = match domain {
+        Domain::Uniform { radix, .. } if radix >= 2 => reciprocal(radix),
+        _ => 0,
+    };
+    let converter = Converter {
+        domain,
+        order,
+        reciprocal,
+        chunks: None,
+    };
+    converter.to_digits(value, out)
 }
 
 /// The integer whose digits in `domain` are `digits`.
@@ -236,6 +402,45 @@ mod tests {
         ) {
             let expected = (value / u64::from(radix), (value % u64::from(radix)) as u32);
             prop_assert_eq!(divrem_u64(value, radix, reciprocal(radix)), expected);
+        }
+
+        #[test]
+        fn chunked_conversion_is_the_plain_one(
+            value in prop_oneof![any::<u64>(), 0u64..1000, Just(u64::MAX)],
+            radix in prop_oneof![
+                2u32..=300,
+                any::<u32>().prop_map(|r| r.max(2)),
+                Just(u32::MAX),
+                Just(1 << 31),
+                Just(1 << 16),
+            ],
+            shorter in 0usize..8,
+            big_endian: bool,
+            bad in any::<prop::sample::Index>(),
+            bad_digit in any::<u32>(),
+        ) {
+            // The most digits whose messages all fit 64 bits, or fewer.
+            let fits = |digits| max_value::<u64>(Domain::Uniform { radix, digits }).is_ok();
+            let most = (1..=64).take_while(|&l| fits(l)).last().unwrap();
+            let digits = most.saturating_sub(shorter).max(1);
+            let domain = Domain::Uniform { radix, digits };
+            let order = if big_endian { DigitOrder::BigEndian } else { DigitOrder::LittleEndian };
+            let converter = Converter::new(domain, order);
+            prop_assert!(converter.chunks.is_some());
+            let (mut fast, mut plain) = ([0; 64], [0; 64]);
+            let (fast, plain) = (&mut fast[..digits], &mut plain[..digits]);
+            let got = converter.to_digits(value, fast);
+            prop_assert_eq!(got, to_digits(value, domain, order, plain));
+            if got.is_ok() {
+                prop_assert_eq!(&*fast, &*plain);
+                prop_assert_eq!(converter.from_digits::<u64>(fast), Ok(value));
+                prop_assert_eq!(converter.from_digits::<u128>(fast), Ok(u128::from(value)));
+            }
+            // A digit out of range is named as the plain way names it.
+            let at = bad.index(digits);
+            fast[at] = bad_digit;
+            let plain = from_digits::<u64>(fast, domain, order);
+            prop_assert_eq!(converter.from_digits::<u64>(fast), plain);
         }
 
         #[test]

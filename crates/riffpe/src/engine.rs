@@ -989,8 +989,9 @@ impl MacInputs<'_> {
     /// Slot `slot` of every lane's input holds its message's digit `slot`.
     #[inline(always)]
     fn put_digits<const W: usize>(&mut self, slot: usize, digits: usize) {
-        // Stepped through, not indexed by lane: no multiplication or bounds check a lane.
-        let column = self.messages[slot..].iter().step_by(digits).copied();
+        // By message, not indexed by lane: no multiplication or bounds check a lane.
+        let messages = self.messages;
+        let column = messages.chunks_exact(digits).map(|message| message[slot]);
         self.put::<W>(slot, column);
     }
 }

@@ -989,7 +989,8 @@ impl MacInputs<'_> {
     /// Slot `slot` of every lane's input holds its message's digit `slot`.
     #[inline(always)]
     fn put_digits<const W: usize>(&mut self, slot: usize, digits: usize) {
-        // By message, not indexed by lane: no multiplication or bounds check a lane.
+        // Walked message by message, not indexed by lane: no multiplication a lane, and the
+        // loop's state stays in registers (a stepped iterator's was reloaded every lane).
         let messages = self.messages;
         let column = messages.chunks_exact(digits).map(|message| message[slot]);
         self.put::<W>(slot, column);

@@ -214,6 +214,15 @@ impl Chunks {
 impl<'d> Converter<'d> {
     /// A converter to the digits of `domain`, in `order`.
     pub fn new(domain: Domain<'d>, order: DigitOrder) -> Self {
+        Converter {
+            chunks: Chunks::new(domain),
+            ..Self::unchunked(domain, order)
+        }
+    }
+
+    /// [`Converter::new`] without the chunk tables, for a value or two: working them out
+    /// would cost more than they save.
+    fn unchunked(domain: Domain<'d>, order: DigitOrder) -> Self {
         let reciprocal = match domain {
             Domain::Uniform { radix, .. } if radix >= 2 => reciprocal(radix),
             _ => 0,
@@ -222,7 +231,7 @@ impl<'d> Converter<'d> {
             domain,
             order,
             reciprocal,
-            chunks: Chunks::new(domain),
+            chunks: None,
         }
     }
 
@@ -321,18 +330,7 @@ pub fn to_digits<T: Integer>(
     order: DigitOrder,
     out: &mut [u32],
 ) -> Result<(), MessageError> {
-    // One value: working out the chunks would cost more than they save.
-    let reciprocal = match domain {
-        Domain::Uniform { radix, .. } if radix >= 2 => reciprocal(radix),
-        _ => 0,
-    };
-    let converter = Converter {
-        domain,
-        order,
-        reciprocal,
-        chunks: None,
-    };
-    converter.to_digits(value, out)
+    Converter::unchunked(domain, order).to_digits(value, out)
 }
 
 /// The integer whose digits in `domain` are `digits`.

@@ -129,16 +129,22 @@ impl Backend {
 
 impl LockstepBackend for Backend {
     #[inline(always)]
-    fn encrypt_rows(&self, first: &[Block<Self>], rows: &mut [Block<Self>], each: impl EachRow) {
+    fn encrypt_rows(
+        &self,
+        first: &[Block<Self>],
+        absorbed: &[u8],
+        rows: &mut [Block<Self>],
+        each: impl EachRow,
+    ) {
         let keys = (&self.quad, self.count);
         match first.len() {
             // SAFETY: a `Backend` exists only inside `run`, on a CPU with the features
             // `rows_in_registers` is built with.
-            LANES => unsafe { rows_in_registers::<ZMM>(keys, first, rows, each) },
+            LANES => unsafe { rows_in_registers::<ZMM>(keys, first, absorbed, rows, each) },
             // Half the lanes, as a step of 32 messages runs: half the registers.
             // SAFETY: as above.
-            HALF => unsafe { rows_in_registers::<{ ZMM / 2 }>(keys, first, rows, each) },
-            _ => rows_through_memory(self, first, rows, each),
+            HALF => unsafe { rows_in_registers::<{ ZMM / 2 }>(keys, first, absorbed, rows, each) },
+            _ => rows_through_memory(self, first, absorbed, rows, each),
         }
     }
 
@@ -156,17 +162,27 @@ impl LockstepBackend for Backend {
     }
 }
 
-/// [`LockstepBackend::encrypt_rows`] of `4 * Z` chains, held in `Z` registers from row to row.
+/// [`LockstepBackend::encrypt_rows`] of `4 * Z` chains, held in `Z` registers from the
+/// CBC-MAC's first block to the last row.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,vaes")]
 fn rows_in_registers<const Z: usize>(
     (keys, count): (&Layout<__m512i>, usize),
     first: &[Block<Backend>],
+    absorbed: &[u8],
     rows: &mut [Block<Backend>],
     mut each: impl EachRow,
 ) {
     let (first, _) = Array::slice_as_flattened(first).as_chunks::<64>();
     let mut states = load_row::<Z>(first);
+    let (absorbed, _) = absorbed.as_chunks::<64>();
+    for input in absorbed.chunks_exact(Z) {
+        let input = load_row::<Z>(input);
+        for (state, input) in states.iter_mut().zip(input) {
+            *state = _mm512_xor_si512(*state, input);
+        }
+        states = encrypt_row(keys, count, states);
+    }
     for (j, row) in rows.chunks_exact_mut(4 * Z).enumerate() {
         states = encrypt_row(keys, count, states);
         let (quads, _) = Array::slice_as_flattened_mut(row).as_chunks_mut::<64>();
@@ -227,15 +243,17 @@ mod tests {
 
     /// What each entry point of the backend makes of `blocks`: one at a time, in batches of
     /// [`LANES`] with a shorter tail, and, from the first `lanes` blocks (all of them if fewer;
-    /// 64 and 32 run in registers, others through memory), `rows` rows of chained blocks with
-    /// each row as `each` saw it.
+    /// 64 and 32 run in registers, others through memory), CBC-MACs of the whole rows of
+    /// `absorbed` then `rows` rows of chained blocks, with each row as `each` saw it.
     fn encrypt_all(
         keys: &RoundKeys<Vaes512>,
         blocks: &[[u8; 16]],
+        absorbed: &[[u8; 16]],
         (lanes, rows): (usize, usize),
     ) -> [Vec<[u8; 16]>; 4] {
         struct Every<'a> {
             blocks: &'a [[u8; 16]],
+            absorbed: &'a [[u8; 16]],
             lanes: usize,
             rows: usize,
             out: &'a mut [Vec<[u8; 16]>; 4],
@@ -268,7 +286,8 @@ mod tests {
                 let first = &blocks[..blocks.len().min(self.lanes)];
                 let mut rows = std::vec![Block::<B>::default(); first.len() * self.rows];
                 let mut seen = Vec::new();
-                backend.encrypt_rows(first, &mut rows, Seen(&mut seen, 0));
+                let absorbed = whole_rows(self.absorbed, first.len()).as_flattened();
+                backend.encrypt_rows(first, absorbed, &mut rows, Seen(&mut seen, 0));
                 let plain = |v: Vec<Block<B>>| v.into_iter().map(|b| b.0).collect();
                 *self.out = [plain(one), plain(par), plain(rows), seen];
             }
@@ -276,6 +295,7 @@ mod tests {
         let mut out = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
         keys.encrypt_with_lockstep_backend(Every {
             blocks,
+            absorbed,
             lanes,
             rows,
             out: &mut out,
@@ -287,18 +307,35 @@ mod tests {
         cpu: Vaes512,
         key: &[u8],
         blocks: &[[u8; 16]],
+        absorbed: &[[u8; 16]],
         rows: (usize, usize),
     ) -> [Vec<[u8; 16]>; 4] {
-        encrypt_all(&cpu.expand(key).expect("a valid key length"), blocks, rows)
+        let keys = cpu.expand(key).expect("a valid key length");
+        encrypt_all(&keys, blocks, absorbed, rows)
     }
 
-    /// Rows of chained blocks from the first `lanes` of `blocks`, by the `aes` crate.
+    /// The whole rows of `lanes` blocks at the start of `blocks`.
+    fn whole_rows(blocks: &[[u8; 16]], lanes: usize) -> &[[u8; 16]] {
+        &blocks[..blocks.len() / lanes * lanes]
+    }
+
+    /// Rows of chained blocks from the first `lanes` of `blocks` after their CBC-MACs of
+    /// `absorbed`, by the `aes` crate.
     fn reference_rows(
         key: &[u8],
         blocks: &[[u8; 16]],
+        absorbed: &[[u8; 16]],
         (lanes, rows): (usize, usize),
     ) -> Vec<[u8; 16]> {
         let mut row = blocks[..blocks.len().min(lanes)].to_vec();
+        for input in whole_rows(absorbed, row.len()).chunks_exact(row.len()) {
+            for (chain, input) in row.iter_mut().zip(input) {
+                for (byte, input) in chain.iter_mut().zip(input) {
+                    *byte ^= input;
+                }
+            }
+            row = reference(key, &row);
+        }
         let mut all = Vec::new();
         for _ in 0..rows {
             row = reference(key, &row);
@@ -324,7 +361,7 @@ mod tests {
         ] {
             let key: Vec<u8> = (0..len as u8).collect();
             for lanes in [LANES, HALF, 20] {
-                let [one, par, rows, _] = ours(cpu, &key, &[plain; 70], (lanes, 1));
+                let [one, par, rows, _] = ours(cpu, &key, &[plain; 70], &[], (lanes, 1));
                 for block in one.into_iter().chain(par).chain(rows) {
                     assert_eq!(hex::encode(block), cipher, "{len}-byte key");
                 }
@@ -341,6 +378,7 @@ mod tests {
                 prop::collection::vec(any::<u8>(), 32),
             ],
             blocks in prop::collection::vec(any::<[u8; 16]>(), 1..140),
+            absorbed in prop::collection::vec(any::<[u8; 16]>(), 0..3 * LANES),
             lanes in prop_oneof![Just(LANES), Just(HALF), 1..LANES],
             rows in 0..5usize,
         ) {
@@ -348,8 +386,8 @@ mod tests {
                 return Ok(());
             };
             let expected = reference(&key, &blocks);
-            let expected_rows = reference_rows(&key, &blocks, (lanes, rows));
-            let [one, par, chained, seen] = ours(cpu, &key, &blocks, (lanes, rows));
+            let expected_rows = reference_rows(&key, &blocks, &absorbed, (lanes, rows));
+            let [one, par, chained, seen] = ours(cpu, &key, &blocks, &absorbed, (lanes, rows));
             prop_assert_eq!(&one, &expected);
             prop_assert_eq!(&par, &expected);
             prop_assert_eq!(&chained, &expected_rows);

@@ -1,22 +1,30 @@
 //! What lockstep asks of an AES backend beyond the `cipher` crate's trait: every lane's chain
-//! run through rows of keystream blocks, which a backend of this crate's own keeps in registers
+//! run through its CBC-MAC and then rows of keystream blocks, which a backend of this crate's own keeps in registers
 //! from row to row (through the trait, each row's input is loaded back from the row before).
 
 use cipher::consts::U16;
 use cipher::inout::{InOut, InOutBuf};
 use cipher::{
-    Block, BlockCipherEncBackend, BlockCipherEncClosure, BlockSizeUser, ParBlocks,
+    Array, Block, BlockCipherEncBackend, BlockCipherEncClosure, BlockSizeUser, ParBlocks,
     ParBlocksSizeUser,
 };
 
 /// An AES backend that lockstep runs on.
 pub(crate) trait LockstepBackend: BlockCipherEncBackend<BlockSize = U16> + Sized {
-    /// Row after row of chained blocks: `rows` (a whole number of rows of `first.len()`
-    /// blocks) gets `E(first)`, then `E` of that row, and so on; `each.row(j, row)` runs on
-    /// row `j` as soon as it is written, before the next is encrypted.
+    /// Each lane's CBC-MAC, then row after row of chained blocks: the chain from lane `l`'s
+    /// block in `first` absorbs block `l` of each row of `absorbed` (`E(chain ⊕ block)`), then
+    /// `rows` (a whole number of rows of `first.len()` blocks, at least one) gets `E(chain)`,
+    /// then `E` of that row, and so on; `each.row(j, row)` runs on row `j` as soon as it is
+    /// written, before the next is encrypted.
     #[inline(always)]
-    fn encrypt_rows(&self, first: &[Block<Self>], rows: &mut [Block<Self>], each: impl EachRow) {
-        rows_through_memory(self, first, rows, each);
+    fn encrypt_rows(
+        &self,
+        first: &[Block<Self>],
+        absorbed: &[u8],
+        rows: &mut [Block<Self>],
+        each: impl EachRow,
+    ) {
+        rows_through_memory(self, first, absorbed, rows, each);
     }
 
     /// The lanes a group of `lanes` chains, fewer than a batch, runs as where that costs less:
@@ -35,21 +43,45 @@ pub(crate) trait EachRow {
     fn row(&mut self, j: usize, row: &[Block<aes::Aes128>]);
 }
 
-/// [`LockstepBackend::encrypt_rows`] through the `cipher` crate's trait: each row encrypted
-/// from the one before in memory.
+/// [`LockstepBackend::encrypt_rows`] through the `cipher` crate's trait: the CBC-MAC run in the
+/// first row's room, then each row encrypted from the one before in memory.
 #[inline(always)]
 pub(crate) fn rows_through_memory<B: BlockCipherEncBackend<BlockSize = U16>>(
     backend: &B,
     first: &[Block<B>],
+    absorbed: &[u8],
     rows: &mut [Block<B>],
     mut each: impl EachRow,
 ) {
     let lanes = first.len();
-    let mut previous = first;
-    for (j, row) in rows.chunks_exact_mut(lanes).enumerate() {
+    let mut rows = rows.chunks_exact_mut(lanes);
+    let Some(chains) = rows.next() else {
+        return;
+    };
+    chains.copy_from_slice(first);
+    for input in absorbed.chunks_exact(16 * lanes) {
+        xor_blocks(chains, input);
+        encrypt_in_place(backend, chains);
+    }
+    encrypt_in_place(backend, chains);
+    each.row(0, chains);
+    let mut previous = &*chains;
+    for (j, row) in rows.enumerate() {
         encrypt_into(backend, previous, row);
-        each.row(j, row);
+        each.row(j + 1, row);
         previous = row;
+    }
+}
+
+/// `blocks[l] = E(blocks[l])` for every lane, in one backend call.
+#[inline(always)]
+fn encrypt_in_place<B: BlockCipherEncBackend<BlockSize = U16>>(
+    backend: &B,
+    blocks: &mut [Block<B>],
+) {
+    match <&mut ParBlocks<B>>::try_from(&mut *blocks) {
+        Ok(batch) => backend.encrypt_par_blocks_inplace(batch),
+        Err(_) => backend.encrypt_tail_blocks_inplace(blocks),
     }
 }
 
@@ -131,3 +163,32 @@ impl<B: BlockCipherEncBackend<BlockSize = U16>> BlockCipherEncBackend for AnyBac
 }
 
 impl<B: BlockCipherEncBackend<BlockSize = U16>> LockstepBackend for AnyBackend<'_, B> {}
+
+/// `state ^= input` for each block (`input` as long as `states`), four blocks at a time as
+/// 64-bit words, which the compiler turns into vector XORs (512-bit ones in the VAES-512
+/// backend's closure); a loop over the bytes compiles to 16 byte loads and stores a block.
+#[inline(always)]
+pub(crate) fn xor_blocks(states: &mut [Block<aes::Aes128>], input: &[u8]) {
+    debug_assert_eq!(states.len() * 16, input.len());
+    let states = Array::slice_as_flattened_mut(states);
+    let (states_wide, states_tail) = states.as_chunks_mut::<64>();
+    let (input_wide, input_tail) = input.as_chunks::<64>();
+    for (state, input) in states_wide.iter_mut().zip(input_wide) {
+        xor_words(state, input);
+    }
+    let (states_tail, _) = states_tail.as_chunks_mut::<16>();
+    let (input_tail, _) = input_tail.as_chunks::<16>();
+    for (state, input) in states_tail.iter_mut().zip(input_tail) {
+        xor_words(state, input);
+    }
+}
+
+/// `state ^= input`, `N` bytes as 64-bit words.
+#[inline(always)]
+fn xor_words<const N: usize>(state: &mut [u8; N], input: &[u8; N]) {
+    let (state_words, _) = state.as_chunks_mut::<8>();
+    let (input_words, _) = input.as_chunks::<8>();
+    for (word, input) in state_words.iter_mut().zip(input_words) {
+        *word = (u64::from_ne_bytes(*word) ^ u64::from_ne_bytes(*input)).to_ne_bytes();
+    }
+}

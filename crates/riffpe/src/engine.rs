@@ -18,7 +18,7 @@ use cipher::{
     ParBlocks,
 };
 
-use crate::backend::{EachRow, LockstepBackend, LockstepClosure, OnAnyBackend};
+use crate::backend::{EachRow, LockstepBackend, LockstepClosure, OnAnyBackend, xor_blocks};
 use crate::domain::{CACHE_LINE, Domain, Layout};
 use crate::select::group::{self, Blocks, MadeKeys, Planes, Work};
 use crate::select::{
@@ -488,19 +488,6 @@ impl<B: LockstepBackend> Group<'_, B> {
         }
     }
 
-    /// Encrypts the chains of the first `lanes` lanes, all in one backend call.
-    #[inline(always)]
-    fn encrypt_states(&self, states: &mut ParBlocks<B>, lanes: usize) {
-        if lanes == B::ParBlocksSize::USIZE {
-            self.backend.encrypt_par_blocks_inplace(states);
-        } else if lanes == 1 {
-            self.backend.encrypt_block_inplace(&mut states[0]);
-        } else {
-            self.backend
-                .encrypt_tail_blocks_inplace(&mut states[..lanes]);
-        }
-    }
-
     /// [`setup_iv`] of each lane's own tweak (one a lane) into `ivs`, from `prefix`, the
     /// set-up they share: the chains side by side, each backend call encrypting a block of
     /// every one, where one chain at a time would wait on each block.
@@ -532,7 +519,7 @@ impl<B: LockstepBackend> Group<'_, B> {
                 copy_part(&mut block, 16 * row, tweak, filled + head_len);
                 xor_blocks(core::slice::from_mut(state), &block);
             }
-            self.encrypt_states(&mut states, lanes);
+            encrypt_states(self.backend, &mut states, lanes);
             for ((iv, state), tweak) in self.ivs.iter_mut().zip(&states).zip(tweaks) {
                 if row == last(tweak) {
                     *iv = *state;
@@ -590,20 +577,6 @@ impl<B: LockstepBackend> Group<'_, B> {
             (2, Some(previous)) => update::<2>(inputs, previous, i, phase),
             (_, Some(previous)) => update::<4>(inputs, previous, i, phase),
         }
-        // The chains, one per lane, through the CBC-MAC (its input XORed in block by block).
-        let mut states = self.ivs.clone();
-        let row_bytes = lanes * 16;
-        for row in self.keystream[self.macs..][..lanes * mac_len].chunks_exact(row_bytes) {
-            // Whole vectors of chains XORed at once when every lane runs: lane by lane, the
-            // backend's wide loads would wait on narrower stores.
-            if lanes == B::ParBlocksSize::USIZE {
-                xor_blocks(&mut states, row);
-            } else {
-                xor_blocks(&mut states[..lanes], row);
-            }
-            self.encrypt_states(&mut states, lanes);
-        }
-
         // Keystream S_1 || S_2 || …, then m_i = π(m_i) or π⁻¹(m_i).
         let selection = self.layout.selection;
         // Only fast selection looks at the histogram, and only forward.
@@ -617,8 +590,9 @@ impl<B: LockstepBackend> Group<'_, B> {
             // registers, and selection runs for all lanes at once, lanes innermost (see
             // `select::group`).
             let row_bytes = lanes * 16;
-            let keystream = &mut self.keystream[..(blocks + 1) * row_bytes];
-            let (rows, _) = Array::slice_as_chunks_mut(keystream);
+            let (keystream, macs) = self.keystream.split_at_mut(self.macs);
+            let macs = &macs[..lanes * mac_len];
+            let (rows, _) = Array::slice_as_chunks_mut(&mut keystream[..(blocks + 1) * row_bytes]);
             // Where the kernel reads them, keys are made from the blocks still in registers, so
             // that the selection loads rows of keys instead of building them from the stored
             // keystream (kept for ties).
@@ -643,7 +617,7 @@ impl<B: LockstepBackend> Group<'_, B> {
             if lanes == B::ParBlocksSize::USIZE && planes.is_none() && lanes <= REGISTER_LANES {
                 // A fresh local, used only whole, stays in registers from row to row, so no
                 // block waits on a store and a load; `states`, XORed block by block, would not.
-                let mut chains = states.clone();
+                let mut chains = mac_chains(self.backend, &self.ivs, macs, lanes);
                 for (j, row) in rows.chunks_exact_mut(lanes).take(blocks).enumerate() {
                     self.backend.encrypt_par_blocks_inplace(&mut chains);
                     row.copy_from_slice(&chains);
@@ -663,7 +637,8 @@ impl<B: LockstepBackend> Group<'_, B> {
                     made,
                     words: made_keys,
                 };
-                self.backend.encrypt_rows(&states[..lanes], rows, each);
+                self.backend
+                    .encrypt_rows(&self.ivs[..lanes], macs, rows, each);
             }
             let blocks = Blocks::new(&self.keystream[..(blocks + 1) * row_bytes], lanes, keyed);
             let blocks = match (made, planes) {
@@ -689,8 +664,10 @@ impl<B: LockstepBackend> Group<'_, B> {
         } else {
             // Many chains are bound by AES throughput: keep the block loop lean, then make each
             // lane's keys from its keystream, contiguous and cache-friendly.
+            let macs = &self.keystream[self.macs..][..lanes * mac_len];
+            let mut states = mac_chains(self.backend, &self.ivs, macs, lanes);
             for block in 0..blocks {
-                self.encrypt_states(&mut states, lanes);
+                encrypt_states(self.backend, &mut states, lanes);
                 let at = block * 16;
                 let lane_keystreams = self.keystream.chunks_exact_mut(ks_stride);
                 for (keystream, state) in lane_keystreams.zip(&states[..lanes]) {
@@ -820,6 +797,41 @@ fn group_kernel(kernel: Kernel) -> Option<GroupKernel> {
     }
 }
 
+/// The chains of the first `lanes` lanes from `ivs` through their CBC-MACs, whose inputs
+/// `macs` lie row by row.
+#[inline(always)]
+fn mac_chains<B: LockstepBackend>(
+    backend: &B,
+    ivs: &ParBlocks<B>,
+    macs: &[u8],
+    lanes: usize,
+) -> ParBlocks<B> {
+    let mut chains = ivs.clone();
+    for row in macs.chunks_exact(lanes * 16) {
+        // Whole vectors of chains XORed at once when every lane runs: lane by lane, the
+        // backend's wide loads would wait on narrower stores.
+        if lanes == B::ParBlocksSize::USIZE {
+            xor_blocks(&mut chains, row);
+        } else {
+            xor_blocks(&mut chains[..lanes], row);
+        }
+        encrypt_states(backend, &mut chains, lanes);
+    }
+    chains
+}
+
+/// Encrypts the chains of the first `lanes` lanes, all in one backend call.
+#[inline(always)]
+fn encrypt_states<B: LockstepBackend>(backend: &B, states: &mut ParBlocks<B>, lanes: usize) {
+    if lanes == B::ParBlocksSize::USIZE {
+        backend.encrypt_par_blocks_inplace(states);
+    } else if lanes == 1 {
+        backend.encrypt_block_inplace(&mut states[0]);
+    } else {
+        backend.encrypt_tail_blocks_inplace(&mut states[..lanes]);
+    }
+}
+
 /// The most lockstep chains kept in a local from row to row (16 blocks are eight VAES-256
 /// registers). With more (64 on VAES-512) the local lives in memory, and copying each row out
 /// of it is a pass of its own: there a backend's `encrypt_rows` runs the rows.
@@ -926,35 +938,6 @@ fn absorb_patched<B: BlockCipherEncBackend<BlockSize = U16>, const W: usize>(
         let sum = u128::from_le_bytes((*chain).into()) ^ word;
         *chain = sum.to_le_bytes().into();
         backend.encrypt_block_inplace(chain);
-    }
-}
-
-/// `state ^= input` for each block (`input` as long as `states`), four blocks at a time as
-/// 64-bit words, which the compiler turns into vector XORs (512-bit ones in the VAES-512
-/// backend's closure); a loop over the bytes compiles to 16 byte loads and stores a block.
-#[inline(always)]
-fn xor_blocks(states: &mut [AesBlock], input: &[u8]) {
-    debug_assert_eq!(states.len() * 16, input.len());
-    let states = Array::slice_as_flattened_mut(states);
-    let (states_wide, states_tail) = states.as_chunks_mut::<64>();
-    let (input_wide, input_tail) = input.as_chunks::<64>();
-    for (state, input) in states_wide.iter_mut().zip(input_wide) {
-        xor_words(state, input);
-    }
-    let (states_tail, _) = states_tail.as_chunks_mut::<16>();
-    let (input_tail, _) = input_tail.as_chunks::<16>();
-    for (state, input) in states_tail.iter_mut().zip(input_tail) {
-        xor_words(state, input);
-    }
-}
-
-/// `state ^= input`, `N` bytes as 64-bit words.
-#[inline(always)]
-fn xor_words<const N: usize>(state: &mut [u8; N], input: &[u8; N]) {
-    let (state_words, _) = state.as_chunks_mut::<8>();
-    let (input_words, _) = input.as_chunks::<8>();
-    for (word, input) in state_words.iter_mut().zip(input_words) {
-        *word = (u64::from_ne_bytes(*word) ^ u64::from_ne_bytes(*input)).to_ne_bytes();
     }
 }
 

@@ -17,6 +17,7 @@ pub(crate) mod per_lane {
 
     extern crate std;
 
+    use super::group::noise_from;
     use crate::select::constant_time::LARGEST_SEARCHED_RADIX;
     use crate::select::{
         KeyLayout, MAX_BUCKETS, Quarters, RANKED_RADIX, Ranks, SLOTS, Selection, Slotted,
@@ -140,17 +141,9 @@ pub(crate) mod per_lane {
     /// tie is settled from the keystream.
     #[test]
     fn slotted_ties_settled_by_whole_values() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut random = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as u8
-        };
         for n in [2, 3, 17, 40, 100, 128] {
             for b in [9, 16, 18] {
-                let layout = KeyLayout::new(n as u32, b);
-                let mut keystream: Vec<u8> = (0..n * b + 8).map(|_| random()).collect();
+                let mut keystream = noise_from(seed(n, b), n * b + 8);
                 for k in (1..n).step_by(2) {
                     let (earlier, value) = keystream.split_at_mut(k * b);
                     let earlier = &mut earlier[(k - 1) * b..];
@@ -158,21 +151,7 @@ pub(crate) mod per_lane {
                     earlier[8] |= 0x80;
                     value[8] &= 0x7f;
                 }
-                let pi = plain_permutation(&keystream, n, b);
-                let mut slots = [0u64; SLOTS];
-                let mut slotted = Slotted::new(&mut slots);
-                for j in 0..n {
-                    slotted.file(&layout, layout.key(&keystream, j));
-                }
-                let (mut keys, mut counts) = (std::vec![0u64; n], [0u64; MAX_BUCKETS]);
-                for x in 0..n as u32 {
-                    let mut histogram = layout.histogram(&mut counts, false);
-                    assert_eq!(
-                        layout.forward_slotted(&keystream, &slotted, &mut keys, &mut histogram, x),
-                        pi[x as usize],
-                        "π({x}), n {n}, b {b}"
-                    );
-                }
+                assert_slotted_forward(&keystream, n, b, 0);
             }
         }
     }
@@ -181,38 +160,41 @@ pub(crate) mod per_lane {
     /// slots (16 fill them), 17 and more outgrow them. The other buckets' slots hold stale keys.
     #[test]
     fn slotted_buckets_full_and_outgrown() {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
         for n in [2, 15, 16, 17, 40, 128] {
             for b in [3, 16, 18] {
-                let layout = KeyLayout::new(n as u32, b);
                 // Leading nibble 7: one bucket; the rest random, with slack past the last value.
-                let mut keystream: Vec<u8> = (0..n * b + 8)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        state as u8
-                    })
-                    .collect();
+                let mut keystream = noise_from(!seed(n, b), n * b + 8);
                 for k in 0..n {
                     keystream[k * b] = 0x70 | keystream[k * b] & 0x0f;
                 }
-                let pi = plain_permutation(&keystream, n, b);
-                let mut slots = [u64::MAX / 3; SLOTS];
-                let mut slotted = Slotted::new(&mut slots);
-                for j in 0..n {
-                    slotted.file(&layout, layout.key(&keystream, j));
-                }
-                let (mut keys, mut counts) = (std::vec![0u64; n], [0u64; MAX_BUCKETS]);
-                for x in 0..n as u32 {
-                    let mut histogram = layout.histogram(&mut counts, false);
-                    assert_eq!(
-                        layout.forward_slotted(&keystream, &slotted, &mut keys, &mut histogram, x),
-                        pi[x as usize],
-                        "π({x}), n {n}, b {b}"
-                    );
-                }
+                assert_slotted_forward(&keystream, n, b, u64::MAX / 3);
             }
+        }
+    }
+
+    /// A seed of its own for each radix and value width.
+    fn seed(n: usize, b: usize) -> u64 {
+        0x9e37_79b9_7f4a_7c15_u64.wrapping_mul((n * 32 + b) as u64)
+    }
+
+    /// Files the `n` keys of `keystream` (`b` bytes a value) into slots that held `stale`, and
+    /// checks one message's fast π of every x from them against a plain sort.
+    fn assert_slotted_forward(keystream: &[u8], n: usize, b: usize, stale: u64) {
+        let layout = KeyLayout::new(n as u32, b);
+        let pi = plain_permutation(keystream, n, b);
+        let mut slots = [stale; SLOTS];
+        let mut slotted = Slotted::new(&mut slots);
+        for j in 0..n {
+            slotted.file(&layout, layout.key(keystream, j));
+        }
+        let (mut keys, mut counts) = (std::vec![0u64; n], [0u64; MAX_BUCKETS]);
+        for x in 0..n as u32 {
+            let mut histogram = layout.histogram(&mut counts, false);
+            assert_eq!(
+                layout.forward_slotted(keystream, &slotted, &mut keys, &mut histogram, x),
+                pi[x as usize],
+                "π({x}), n {n}, b {b}"
+            );
         }
     }
 }
@@ -551,7 +533,7 @@ mod group {
     }
 
     /// Keystream bytes from a xorshift started at `seed` (its top bit set, so never zero).
-    fn noise_from(seed: u64, len: usize) -> Vec<u8> {
+    pub(super) fn noise_from(seed: u64, len: usize) -> Vec<u8> {
         let mut state = seed | 1 << 63;
         (0..len)
             .map(|_| {

@@ -27,8 +27,13 @@ const CONFIGS: &[(bool, &[u32], usize)] = &[
 
 /// Message counts below, around and not a multiple of the backend's lanes, with last groups
 /// that run padded to a half or a whole batch, or as single messages, where the backend runs
-/// them so.
-fn counts(lanes: usize) -> Vec<usize> {
+/// them so. With a radix above 65 536 (whose keystream, a key for each value, is most of this
+/// test's work), only one message and one below and above the lanes: groups form alike at any
+/// radix, and under emulation that is a few dozen messages instead of over a hundred.
+fn counts(lanes: usize, radices: &[u32]) -> Vec<usize> {
+    if radices.iter().any(|&radix| radix > 65_536) {
+        return vec![1, lanes - 1, lanes + 1];
+    }
     let mut counts = vec![
         1,
         2,
@@ -85,7 +90,7 @@ fn per_message_tweaks_in_lockstep_equal_one_at_a_time_and_the_reference() {
         let fpe = params.fpe(b"fixed");
         let l = radices.len();
         let mut one_buf = ScratchBuf::for_message(&fpe);
-        for count in counts(fpe.lanes()) {
+        for count in counts(fpe.lanes(), radices) {
             let plain = rng.messages(radices, count);
             let tweaks = random_tweaks(&mut rng, count);
             let tweak_refs: Vec<&[u8]> = tweaks.iter().map(Vec::as_slice).collect();

@@ -24,7 +24,7 @@ const PACKAGE_MANIFEST: &str = "crates/riffpe/Cargo.toml";
 /// reference on random parameters, and `find_best_bases` on random sizes (arithmetic the
 /// same on every CPU; its RiffpeX round trips with radices in the thousands are slow under
 /// AVX2 emulation). The vectors (RiffpeX among them), on every model but Haswell (whose one
-/// message runs Westmere's chain and `max`'s selection), and `lockstep_equals_one_at_a_time`
+/// message runs as on Westmere), and `lockstep_equals_one_at_a_time`
 /// on each model still hold the engine to the reference's outputs, one message and in
 /// lockstep.
 const SKIPPED_TESTS: [&str; 3] = [
@@ -89,10 +89,11 @@ const MODELS: [Model; 3] = [
         what: "AES-NI and AVX2, no VAES: AVX2 group kernels",
         // Westmere runs the tweak tests on the same AES-NI backend and lane count, and the same
         // tests ran several times faster there under qemu; the tweak paths do not depend on the
-        // selection kernel. The vectors go one message at a time: a chain of single blocks on
-        // the `aes` crate's AES-NI, as on Westmere, and AVX2's one-message selection, as on
-        // `max`. What only this model runs, the AVX2 group kernels on the AES-NI lanes, the
-        // lockstep properties and `wide_backend` hold to one message at a time.
+        // selection kernel. The vectors go one message at a time, which runs here just as on
+        // Westmere: a chain of single blocks on the `aes` crate's AES-NI, and the 128-bit
+        // (SSE2) selection of a CPU without AVX-512. What only this model runs, the AVX2 group
+        // kernels on the AES-NI lanes, the lockstep properties and `wide_backend` hold to one
+        // message at a time.
         skipped_binaries: &["tweaks", "vectors"],
         native: |cpu| cpu.aes && cpu.avx2 && !cpu.vaes && !cpu.avx512f,
     },

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Params, SplitMix, cases};
+use common::{Params, SplitMix, cases, counts_at_large_radices};
 use proptest::prelude::*;
 use riffpe::integer::{DigitOrder, domain_size, from_digits, to_digits};
 use riffpe::{AnyFpe, Domain, ScratchBuf, ScratchSize, Selection, Tweak};
@@ -198,27 +198,21 @@ fn exhaustive_bijection_on_small_domains() {
 fn lockstep_equals_one_at_a_time() {
     // Counts around each backend's lanes (8, 16, 32, 64) and past several groups.
     const COUNTS: &[usize] = &[0, 1, 2, 3, 7, 8, 9, 19, 31, 33, 64, 65, 66, 101, 131];
-    // Radices 1000 and 70 000 make most of this test's keystream (a key for each value, each
-    // digit): there, counts around this backend's lanes are enough, as groups form alike at any
-    // radix. Under emulation, where a group is eight or sixteen lanes, that is a few dozen
-    // messages instead of hundreds.
-    let around_lanes = |lanes: usize| vec![0, 1, lanes - 1, lanes + 1];
+    // Radices 1000 and 70 000 take fewer (`counts_at_large_radices`).
     let mut rng = SplitMix(11);
-    // `(mixed, radices, bytes_per_value, every count of COUNTS)`.
-    let configs: Vec<(bool, Vec<u32>, usize, bool)> = vec![
-        (false, vec![100; 8], 16, true),
-        (false, vec![200; 4], 32, true),
-        (false, vec![10; 16], 18, true),
-        (false, vec![2; 19], 17, true),
-        (false, vec![1000; 3], 19, false),
-        (false, vec![70_000; 2], 3, false),
-        (true, vec![26, 10, 10, 10, 10, 10, 10, 10], 16, true),
-        (true, vec![40, 50, 50, 100], 15, true),
-        (true, vec![3, 300, 2], 1, true),
+    let configs: Vec<(bool, Vec<u32>, usize)> = vec![
+        (false, vec![100; 8], 16),
+        (false, vec![200; 4], 32),
+        (false, vec![10; 16], 18),
+        (false, vec![2; 19], 17),
+        (false, vec![1000; 3], 19),
+        (false, vec![70_000; 2], 3),
+        (true, vec![26, 10, 10, 10, 10, 10, 10, 10], 16),
+        (true, vec![40, 50, 50, 100], 15),
+        (true, vec![3, 300, 2], 1),
     ];
     let selections = [Selection::ConstantTime, Selection::Fast];
-    for ((mixed, radices, b, every_count), selection) in
-        configs.iter().flat_map(|c| selections.map(|s| (c, s)))
+    for ((mixed, radices, b), selection) in configs.iter().flat_map(|c| selections.map(|s| (c, s)))
     {
         let key_len = [16, 24, 32][rng.below(3) as usize];
         let key = rng.bytes(key_len);
@@ -230,10 +224,8 @@ fn lockstep_equals_one_at_a_time() {
         }
         .fpe_with(b"lanes", selection);
         let l = radices.len();
-        let counts = match every_count {
-            true => COUNTS.to_vec(),
-            false => around_lanes(fpe.lanes()),
-        };
+        let counts =
+            counts_at_large_radices(radices, fpe.lanes()).unwrap_or_else(|| COUNTS.to_vec());
         for count in counts {
             let messages = rng.messages(radices, count);
             let mut one = messages.clone();

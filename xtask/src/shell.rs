@@ -135,6 +135,42 @@ pub fn side_by_side<T: Sync, R: Send>(
     })
 }
 
+/// Runs `job` on every item with `workers` threads, each taking the next item not yet taken
+/// (so list the longest first): the results in the items' order, errors as text, a job that
+/// panicked giving one too.
+pub fn on_workers<T: Sync, R: Send>(
+    items: &[T],
+    workers: usize,
+    job: impl Fn(&T) -> Result<R> + Sync,
+) -> Vec<std::result::Result<R, String>> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<std::result::Result<R, String>>>> =
+        Mutex::new(items.iter().map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..workers.clamp(1, items.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(index) else { break };
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        job(item).map_err(|error| error.to_string())
+                    }))
+                    .unwrap_or_else(|_| Err("its job panicked".into()));
+                    results.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|result| result.unwrap_or_else(|| Err("it did not run".into())))
+        .collect()
+}
+
 /// Shows how long a command took, when that is worth a line.
 fn took(start: Instant, label: &str) {
     let elapsed = start.elapsed();

@@ -3,12 +3,13 @@
 //! pick still run: AES-NI without AVX (SSE2 kernels), AES-NI with AVX2 but no VAES (the AVX2
 //! group kernels on the `aes` crate's AES-NI), and riffpe's own VAES-256 (which a host with
 //! AVX-512 never runs: there riffpe's own VAES-512 does). A model is skipped where the host
-//! runs its backend and kernels itself; the others run side by side. qemu's TCG has no AVX-512,
-//! so the AVX-512 kernels and riffpe's VAES-512 run on an emulated Tiger Lake under
-//! Bochs instead (`bochs`), with fewer tests. A CPU without AES-NI is left out (the software
-//! AES under emulation took 11 minutes for the vectors, unit and property tests).
+//! runs its backend and kernels itself; the others' test binaries share the cores, one queue
+//! for all models. qemu's TCG has no AVX-512, so the AVX-512 kernels and riffpe's VAES-512 run
+//! on an emulated Tiger Lake under Bochs instead (`bochs`), with fewer tests. A CPU without
+//! AES-NI is left out (the software AES under emulation took 11 minutes for the vectors, unit
+//! and property tests).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
@@ -212,15 +213,46 @@ fn qemu_models(models: &[&Model], host: &Features, built: &Built) -> Result {
             emulated.push(*model);
         }
     }
-    // Side by side: each model's run ends in a few long single tests under emulation, which
-    // leave a core idle if the models run one after the other.
-    let outputs = shell::side_by_side(&emulated, |_, model| emulate(model, built, package));
-    let mut errors = Vec::new();
-    for (model, output) in emulated.iter().zip(outputs) {
-        match output {
-            Ok(output) => println!("{}: {}", model.name, TestCounts::parse(&output)),
-            Err(error) => errors.push(format!("{}: {error}", model.name)),
+    for model in &emulated {
+        probe(model, built)?;
+    }
+    // Every model's test binaries as one queue, the slowest first, on a worker a core: the
+    // models' runs end at about the same time, and no core waits while another model's long
+    // tests run.
+    let mut jobs: Vec<(&Model, &str, &PathBuf)> = Vec::new();
+    for (name, test) in &built.tests {
+        for model in emulated.iter().rev() {
+            if model.skipped_binaries.contains(&name.as_str()) {
+                println!("[{}] {name}: left to another model", model.name);
+            } else {
+                jobs.push((model, name, test));
+            }
         }
+    }
+    let rank = |name: &str| {
+        SLOWEST_BINARIES
+            .iter()
+            .position(|slow| *slow == name)
+            .unwrap_or(SLOWEST_BINARIES.len())
+    };
+    jobs.sort_by_key(|(_, name, _)| rank(name));
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    let outputs = shell::on_workers(&jobs, workers, |(model, _, test)| {
+        emulate(model, test, package)
+    });
+    let mut errors = Vec::new();
+    for model in &emulated {
+        let mut printed = String::new();
+        for ((of, name, _), output) in jobs.iter().zip(&outputs) {
+            if of.name != model.name {
+                continue;
+            }
+            match output {
+                Ok(output) => printed += output,
+                Err(error) => errors.push(format!("{} ({name}): {error}", model.name)),
+            }
+        }
+        println!("{}: {}", model.name, TestCounts::parse(&printed));
     }
     if errors.is_empty() {
         Ok(())
@@ -229,40 +261,47 @@ fn qemu_models(models: &[&Model], host: &Features, built: &Built) -> Result {
     }
 }
 
-/// The probe and the core's tests under `qemu-x86_64 -cpu` `model`, each line shown after the
-/// model's name; what the tests printed.
-fn emulate(model: &Model, built: &Built, package: &std::path::Path) -> Result<String> {
-    let label = format!("[{}] ", model.name);
-    let qemu = || {
-        let mut command = Command::new("qemu-x86_64");
-        command.args(["-cpu", model.name]);
-        command
-    };
-    let reported = run_tee_as(qemu().arg(&built.probe), &label)?;
-    if !reported.contains(model.backend) {
-        return Err(format!(
+/// The core's test binaries that take longest under emulation, slowest first; the others
+/// follow in the order cargo built them.
+const SLOWEST_BINARIES: [&str; 5] = ["vectors", "properties", "tweaks", "wide_backend", "riffpe"];
+
+/// `qemu-x86_64 -cpu` `model`.
+fn qemu(model: &Model) -> Command {
+    let mut command = Command::new("qemu-x86_64");
+    command.args(["-cpu", model.name]);
+    command
+}
+
+/// The probe under `model`: an error unless it reports the model's AES backend.
+fn probe(model: &Model, built: &Built) -> Result {
+    let reported = run_tee_as(qemu(model).arg(&built.probe), &label(model))?;
+    if reported.contains(model.backend) {
+        Ok(())
+    } else {
+        Err(format!(
             "on {} the AES backend should be \"{}\"; aes_backend reported:\n{reported}",
             model.name, model.backend
         )
-        .into());
+        .into())
     }
-    let mut output = String::new();
-    for (name, test) in &built.tests {
-        if model.skipped_binaries.contains(&name.as_str()) {
-            println!("{label}{name}: left to another model");
-            continue;
-        }
-        let mut command = qemu();
-        command
-            .arg(test)
-            .current_dir(package)
-            .env("PROPTEST_CASES", cross::EMULATED_PROPTEST_CASES);
-        for skipped in SKIPPED_TESTS {
-            command.args(["--skip", skipped]);
-        }
-        output += &run_tee_as(&mut command, &label)?;
+}
+
+fn label(model: &Model) -> String {
+    format!("[{}] ", model.name)
+}
+
+/// The test binary `test` under `model`, each line shown after the model's name; what it
+/// printed.
+fn emulate(model: &Model, test: &Path, package: &Path) -> Result<String> {
+    let mut command = qemu(model);
+    command
+        .arg(test)
+        .current_dir(package)
+        .env("PROPTEST_CASES", cross::EMULATED_PROPTEST_CASES);
+    for skipped in SKIPPED_TESTS {
+        command.args(["--skip", skipped]);
     }
-    Ok(output)
+    run_tee_as(&mut command, &label(model))
 }
 
 /// The backend riffpe must pick on the emulated Tiger Lake (which has AVX-512 VBMI).

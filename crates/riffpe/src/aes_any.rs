@@ -152,13 +152,23 @@ impl<F: BlockCipherEncClosure<BlockSize = U16>> BlockCipherEncClosure for ByEigh
                     backend.encrypt_tail_blocks_inplace(tail);
                 }
             };
-            return self.0.call(&Batched {
-                one: &one,
-                eight: &eight,
-            });
+            return on_batched(
+                self.0,
+                &Batched {
+                    one: &one,
+                    eight: &eight,
+                },
+            );
         }
         self.0.call(backend);
     }
+}
+
+/// Runs `f` on `batched`. Not inlined: the closure (the whole engine among them) is then
+/// compiled once for all the backends [`ByEight`] stands in for, not into each of them.
+#[inline(never)]
+fn on_batched<F: BlockCipherEncClosure<BlockSize = U16>>(f: F, batched: &Batched<'_>) {
+    f.call(batched);
 }
 
 /// Blocks a call of AES-NI and ARMv8 in the `aes` crate, and of [`Batched`].

@@ -111,37 +111,14 @@ pub fn run_tee_as(command: &mut Command, label: &str) -> Result<String> {
     }
 }
 
-/// Runs `job` on every item at once, a thread each (`job` gets the item's index too): the
-/// results in the items' order, errors as text, a thread that panicked giving one too.
-pub fn side_by_side<T: Sync, R: Send>(
-    items: &[T],
-    job: impl Fn(usize, &T) -> Result<R> + Sync,
-) -> Vec<std::result::Result<R, String>> {
-    std::thread::scope(|scope| {
-        let runs: Vec<_> = items
-            .iter()
-            .enumerate()
-            .map(|(index, item)| {
-                let job = &job;
-                scope.spawn(move || job(index, item).map_err(|error| error.to_string()))
-            })
-            .collect();
-        runs.into_iter()
-            .map(|run| {
-                run.join()
-                    .unwrap_or_else(|_| Err("its thread panicked".into()))
-            })
-            .collect()
-    })
-}
-
-/// Runs `job` on every item with `workers` threads, each taking the next item not yet taken
-/// (so list the longest first): the results in the items' order, errors as text, a job that
-/// panicked giving one too.
+/// Runs `job` on every item (`job` gets the item's index too) with `workers` threads, each
+/// taking the next item not yet taken, so list the longest first; as many workers as items run
+/// them all at once. The results in the items' order, errors as text, a job that panicked
+/// giving one too.
 pub fn on_workers<T: Sync, R: Send>(
     items: &[T],
     workers: usize,
-    job: impl Fn(&T) -> Result<R> + Sync,
+    job: impl Fn(usize, &T) -> Result<R> + Sync,
 ) -> Vec<std::result::Result<R, String>> {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -155,7 +132,7 @@ pub fn on_workers<T: Sync, R: Send>(
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(index) else { break };
                     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        job(item).map_err(|error| error.to_string())
+                        job(index, item).map_err(|error| error.to_string())
                     }))
                     .unwrap_or_else(|_| Err("its job panicked".into()));
                     results.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(result);

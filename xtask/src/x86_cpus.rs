@@ -25,9 +25,8 @@ const PACKAGE_MANIFEST: &str = "crates/riffpe/Cargo.toml";
 /// reference on random parameters, and `find_best_bases` on random sizes (arithmetic the
 /// same on every CPU; its RiffpeX round trips with radices in the thousands are slow under
 /// AVX2 emulation). The vectors (RiffpeX among them), on every model but Haswell (whose one
-/// message runs as on Westmere), and `lockstep_equals_one_at_a_time`
-/// on each model still hold the engine to the reference's outputs, one message and in
-/// lockstep.
+/// message runs as on Westmere), and `lockstep_equals_one_at_a_time` on each model still hold
+/// the engine to the reference's outputs, one message and in lockstep.
 const SKIPPED_TESTS: [&str; 3] = [
     "exhaustive_bijection_on_small_domains",
     "fast_path_equals_plain_reference",
@@ -218,14 +217,15 @@ fn qemu_models(models: &[&Model], host: &Features, built: &Built) -> Result {
     }
     // Every model's test binaries as one queue, the slowest first, on a worker a core: the
     // models' runs end at about the same time, and no core waits while another model's long
-    // tests run.
-    let mut jobs: Vec<(&Model, &str, &PathBuf)> = Vec::new();
+    // tests run. Among a binary's runs the last model first: `max`, whose AVX2 and VAES
+    // emulation is the slowest.
+    let mut jobs: Vec<(usize, &str, &PathBuf)> = Vec::new();
     for (name, test) in &built.tests {
-        for model in emulated.iter().rev() {
+        for (m, model) in emulated.iter().enumerate().rev() {
             if model.skipped_binaries.contains(&name.as_str()) {
                 println!("[{}] {name}: left to another model", model.name);
             } else {
-                jobs.push((model, name, test));
+                jobs.push((m, name, test));
             }
         }
     }
@@ -235,24 +235,20 @@ fn qemu_models(models: &[&Model], host: &Features, built: &Built) -> Result {
             .position(|slow| *slow == name)
             .unwrap_or(SLOWEST_BINARIES.len())
     };
-    jobs.sort_by_key(|(_, name, _)| rank(name));
+    jobs.sort_by_key(|&(_, name, _)| rank(name));
     let workers = std::thread::available_parallelism().map_or(1, usize::from);
-    let outputs = shell::on_workers(&jobs, workers, |(model, _, test)| {
-        emulate(model, test, package)
+    let outputs = shell::on_workers(&jobs, workers, |_, &(m, _, test)| {
+        emulate(emulated[m], test, package)
     });
-    let mut errors = Vec::new();
-    for model in &emulated {
-        let mut printed = String::new();
-        for ((of, name, _), output) in jobs.iter().zip(&outputs) {
-            if of.name != model.name {
-                continue;
-            }
-            match output {
-                Ok(output) => printed += output,
-                Err(error) => errors.push(format!("{} ({name}): {error}", model.name)),
-            }
+    let (mut printed, mut errors) = (vec![String::new(); emulated.len()], Vec::new());
+    for (&(m, name, _), output) in jobs.iter().zip(outputs) {
+        match output {
+            Ok(output) => printed[m] += &output,
+            Err(error) => errors.push(format!("{} ({name}): {error}", emulated[m].name)),
         }
-        println!("{}: {}", model.name, TestCounts::parse(&printed));
+    }
+    for (model, printed) in emulated.iter().zip(&printed) {
+        println!("{}: {}", model.name, TestCounts::parse(printed));
     }
     if errors.is_empty() {
         Ok(())
@@ -286,6 +282,7 @@ fn probe(model: &Model, built: &Built) -> Result {
     }
 }
 
+/// What each line of `model`'s output is shown after.
 fn label(model: &Model) -> String {
     format!("[{}] ", model.name)
 }
@@ -385,7 +382,7 @@ fn tiger_lake(host: &Features, built: &Built) -> Result {
 
     let target = workspace::Metadata::load()?.target_dir()?.join("bochs");
     let kernel = bochs::prepare(&target.join("kernel"))?;
-    let outputs = shell::side_by_side(&guests, |index, programs| {
+    let outputs = shell::on_workers(&guests, guests.len(), |index, programs| {
         let work = target.join(format!("guest-{}", index + 1));
         bochs::run(programs, &kernel, &work, &format!("[{}] ", index + 1))
     });

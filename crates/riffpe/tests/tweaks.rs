@@ -27,7 +27,8 @@ const CONFIGS: &[(bool, &[u32], usize)] = &[
 
 /// Message counts below, around and not a multiple of the backend's lanes, with last groups
 /// that run padded to a half or a whole batch, or as single messages, where the backend runs
-/// them so. The radices above 65 536 take fewer ([`counts_at_large_radices`]).
+/// them so. The configurations with a radix of 1000 or more (here those of radix 70 000) take
+/// fewer ([`counts_at_large_radices`]).
 fn counts(lanes: usize) -> Vec<usize> {
     let mut counts = vec![
         1,

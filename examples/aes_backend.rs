@@ -69,13 +69,23 @@ fn backend(accelerated: bool, lanes: usize) -> String {
         return format!("software (constant-time fixslice), {lanes} blocks at once");
     }
     let name = match (env::consts::ARCH, lanes) {
-        ("x86_64", 64) => "VAES-512 (AVX-512, riffpe's own)",
+        // Riffpe's VAES-512 and AES-NI both run 64; only a CPU with VAES runs the first.
+        ("x86_64", 64) if vaes() => "VAES-512 (AVX-512, riffpe's own)",
+        ("x86_64", 64) => "AES-NI (riffpe's own)",
         ("x86_64", 16) => "VAES-256 (AVX2, riffpe's own)",
         ("x86_64" | "x86", _) => "AES-NI",
         ("aarch64", _) => "ARMv8 crypto extensions (AESE/AESMC)",
         _ => "hardware",
     };
     format!("{name}, {lanes} blocks at once")
+}
+
+/// Whether the CPU has VAES.
+fn vaes() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("vaes");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
 }
 
 /// The `Key : value` line of `/proc/cpuinfo`.

@@ -1,7 +1,7 @@
 //! `cargo xtask x86-cpus`: the core's tests on x86-64 CPUs other than the host, under
 //! `qemu-x86_64 -cpu MODEL`, so that the AES backends and selection kernels the host does not
 //! pick still run: AES-NI without AVX (SSE2 kernels), AES-NI with AVX2 but no VAES (the AVX2
-//! group kernels on the `aes` crate's AES-NI), and riffpe's own VAES-256 (which a host with
+//! group kernels on riffpe's own AES-NI), and riffpe's own VAES-256 (which a host with
 //! AVX-512 never runs: there riffpe's own VAES-512 does). A model is skipped where the host
 //! runs its backend and kernels itself; the others' test binaries share the cores, one queue
 //! for all models. qemu's TCG has no AVX-512, so the AVX-512 kernels and riffpe's VAES-512 run
@@ -78,19 +78,19 @@ struct Model {
 const MODELS: [Model; 3] = [
     Model {
         name: "Westmere",
-        backend: "AES-NI, 8 blocks at once",
+        backend: "AES-NI (riffpe's own), 64 blocks at once",
         what: "AES-NI and SSE4.2, no AVX: SSE2 constant-time kernel, lane by lane fast",
         skipped_binaries: &[],
         native: |cpu| cpu.aes && !cpu.avx2,
     },
     Model {
         name: "Haswell-noTSX",
-        backend: "AES-NI, 8 blocks at once",
+        backend: "AES-NI (riffpe's own), 64 blocks at once",
         what: "AES-NI and AVX2, no VAES: AVX2 group kernels",
         // Westmere runs the tweak tests on the same AES-NI backend and lane count, and the same
         // tests ran several times faster there under qemu; the tweak paths do not depend on the
         // selection kernel. The vectors go one message at a time, which runs here just as on
-        // Westmere: a chain of single blocks on the `aes` crate's AES-NI, and the 128-bit
+        // Westmere: a chain of single blocks on riffpe's own AES-NI, and the 128-bit
         // (SSE2) selection of a CPU without AVX-512. What only this model runs, the AVX2 group
         // kernels on the AES-NI lanes, the lockstep properties and `wide_backend` hold to one
         // message at a time.

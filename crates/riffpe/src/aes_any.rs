@@ -11,6 +11,8 @@ use core::fmt;
 
 use crate::SetupError;
 #[cfg(target_arch = "x86_64")]
+use crate::aes_ni;
+#[cfg(target_arch = "x86_64")]
 use crate::aes_vaes256::{self, OwnBackend, RoundKeys};
 #[cfg(target_arch = "x86_64")]
 use crate::aes_vaes512;
@@ -18,11 +20,13 @@ use crate::backend::{LockstepClosure, OnAnyBackend};
 
 /// AES with the key size picked from the key: 16, 24 or 32 bytes.
 ///
-/// The hardware backend is picked at run time, once, when the key is expanded: VAES of this
-/// crate's own on x86-64 CPUs with VAES and AVX-512 (512-bit, with lockstep's chains kept in
-/// registers from one row of keystream blocks to the next) or VAES and AVX2 without that
-/// AVX-512 (256-bit; on a Zen 3 the `aes` crate would run AES-NI), else the `aes` crate's choice
-/// (AES-NI, ARMv8 crypto extensions, or the constant-time software fallback). With the `zeroize`
+/// The hardware backend is picked at run time, once, when the key is expanded. On x86-64 it is
+/// one of this crate's own: VAES on CPUs with VAES and AVX-512 (512-bit, with lockstep's chains
+/// kept in registers from one row of keystream blocks to the next) or VAES and AVX2 without
+/// that AVX-512 (256-bit; on a Zen 3 the `aes` crate would run AES-NI), else AES-NI, 64 blocks
+/// a batch (the `aes` crate runs eight, too few for lockstep's selection over many lanes at
+/// once). Elsewhere it is the `aes` crate's choice (ARMv8 crypto extensions), and without
+/// hardware AES the crate's constant-time software fallback. With the `zeroize`
 /// feature the expanded key is wiped on drop. `Debug` shows the key size only.
 ///
 /// ```
@@ -44,6 +48,8 @@ enum Inner {
     OwnVaes256(RoundKeys<aes_vaes256::Vaes256>),
     #[cfg(target_arch = "x86_64")]
     OwnVaes512(RoundKeys<aes_vaes512::Vaes512>),
+    #[cfg(target_arch = "x86_64")]
+    OwnAesNi(RoundKeys<aes_ni::AesNi>),
 }
 
 impl Aes {
@@ -57,6 +63,10 @@ impl Aes {
         #[cfg(target_arch = "x86_64")]
         if let Some(cpu) = aes_vaes256::Vaes256::detect() {
             return Ok(Aes(Inner::OwnVaes256(cpu.expand(key).ok_or(invalid)?)));
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(cpu) = aes_ni::AesNi::detect() {
+            return Ok(Aes(Inner::OwnAesNi(cpu.expand(key).ok_or(invalid)?)));
         }
         let to_setup_error = |_| invalid;
         Ok(Aes(match key.len() {
@@ -77,6 +87,8 @@ impl Aes {
             Inner::OwnVaes256(keys) => keys.key_bits(),
             #[cfg(target_arch = "x86_64")]
             Inner::OwnVaes512(keys) => keys.key_bits(),
+            #[cfg(target_arch = "x86_64")]
+            Inner::OwnAesNi(keys) => keys.key_bits(),
         }
     }
 
@@ -93,6 +105,8 @@ impl Aes {
             Inner::OwnVaes256(c) => c.encrypt_with_lockstep_backend(f),
             #[cfg(target_arch = "x86_64")]
             Inner::OwnVaes512(c) => c.encrypt_with_lockstep_backend(f),
+            #[cfg(target_arch = "x86_64")]
+            Inner::OwnAesNi(c) => c.encrypt_with_lockstep_backend(f),
         }
     }
 }
@@ -119,6 +133,8 @@ impl BlockCipherEncrypt for Aes {
             Inner::OwnVaes256(c) => c.encrypt_with_backend(f),
             #[cfg(target_arch = "x86_64")]
             Inner::OwnVaes512(c) => c.encrypt_with_backend(f),
+            #[cfg(target_arch = "x86_64")]
+            Inner::OwnAesNi(c) => c.encrypt_with_backend(f),
         }
     }
 }
@@ -127,9 +143,9 @@ impl BlockCipherEncrypt for Aes {
 impl zeroize::ZeroizeOnDrop for Aes {}
 
 /// Runs a closure on the `aes` crate's backend as it is where that runs eight blocks a call
-/// (AES-NI, ARMv8), else on [`Batched`]: the software backend (two or four blocks a call) and
-/// the crate's VAES backends (which `Aes` never runs: it runs this crate's own wherever the
-/// `aes` crate would pick VAES). Without it, every closure (the whole engine among them) would
+/// (ARMv8), else on [`Batched`]: the software backend (two or four blocks a call), and on
+/// x86-64 every backend of the crate (`Aes` runs this crate's own wherever the CPU has AES-NI,
+/// so the crate's AES-NI and VAES backends never run there). Without it, every closure (the whole engine among them) would
 /// be compiled for each of those backends in each key size, not once.
 struct ByEight<F>(F);
 
@@ -140,8 +156,9 @@ impl<F> BlockSizeUser for ByEight<F> {
 impl<F: BlockCipherEncClosure<BlockSize = U16>> BlockCipherEncClosure for ByEight<F> {
     #[inline(always)]
     fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
-        // A constant per backend, so the other branch is not compiled for it.
-        if const { B::ParBlocksSize::USIZE != EightBlocks::USIZE } {
+        // A constant per backend, so the other branch is not compiled for it. On x86-64 the
+        // `aes` crate runs only where this crate's own AES-NI cannot: its software fallback.
+        if const { cfg!(target_arch = "x86_64") || B::ParBlocksSize::USIZE != EightBlocks::USIZE } {
             let one = |block: &mut Block<Aes>| backend.encrypt_block_inplace(block);
             let eight = |blocks: &mut [Block<Aes>]| {
                 let (batches, tail) = Array::<_, B::ParBlocksSize>::slice_as_chunks_mut(blocks);
@@ -266,7 +283,7 @@ mod tests {
 
     /// Backends of other than eight blocks a call (software's four, VAES's more) are run as
     /// eight blocks a call that go through their own batches and encrypt alike; a backend of
-    /// eight is run as it is.
+    /// eight is run as it is, but on x86-64 (where only the software fallback runs).
     #[test]
     fn backends_of_other_than_eight_blocks_run_as_eight_that_encrypt_alike() {
         fn run<N: cipher::array::ArraySize>(aes: &aes::Aes128, plain: &[Block<Aes>]) {
@@ -281,7 +298,8 @@ mod tests {
             assert_eq!(blocks, expected, "{what}");
             assert_eq!(seen.0, 8, "{what}");
             let own = seen.1.contains("Lanes");
-            assert_eq!(own, N::USIZE == 8, "{what} ran as {}", seen.1);
+            let as_it_is = N::USIZE == 8 && !cfg!(target_arch = "x86_64");
+            assert_eq!(own, as_it_is, "{what} ran as {}", seen.1);
             // Its own batches ran, as many as the batch of eight and the tail of three hold.
             assert_eq!(backend.1.get(), 8 / N::USIZE + 3 / N::USIZE, "{what}");
         }
@@ -317,7 +335,11 @@ mod tests {
                 pairs.push((own, plain.clone()));
             }
             if let Some(cpu) = aes_vaes512::Vaes512::detect() {
-                pairs.push((Aes(Inner::OwnVaes512(cpu.expand(&key).unwrap())), plain));
+                let own = Aes(Inner::OwnVaes512(cpu.expand(&key).unwrap()));
+                pairs.push((own, plain.clone()));
+            }
+            if let Some(cpu) = aes_ni::AesNi::detect() {
+                pairs.push((Aes(Inner::OwnAesNi(cpu.expand(&key).unwrap())), plain));
             }
         }
         let (radix, digits) = (100, 8);

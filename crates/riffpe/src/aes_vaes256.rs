@@ -340,6 +340,7 @@ pub(crate) mod tests {
     extern crate std;
 
     use super::*;
+    use crate::backend::EachRow;
     use aes::cipher::{BlockCipherEncrypt, KeyInit};
     use proptest::prelude::*;
     use std::vec::Vec;
@@ -385,6 +386,97 @@ pub(crate) mod tests {
             out: &mut out,
         });
         out
+    }
+
+    /// What each entry point of the backend makes of `blocks`: one at a time, in batches of
+    /// the backend's parallel blocks with a shorter tail, and, from the first `lanes` blocks (all of them if fewer), CBC-MACs of the whole rows of
+    /// `absorbed` then `rows` rows of chained blocks, with each row as `each` saw it.
+    pub(crate) fn every_entry_point<C: OwnBackend>(
+        keys: &RoundKeys<C>,
+        blocks: &[[u8; 16]],
+        absorbed: &[[u8; 16]],
+        (lanes, rows): (usize, usize),
+    ) -> [Vec<[u8; 16]>; 4] {
+        struct Every<'a> {
+            blocks: &'a [[u8; 16]],
+            absorbed: &'a [[u8; 16]],
+            lanes: usize,
+            rows: usize,
+            out: &'a mut [Vec<[u8; 16]>; 4],
+        }
+        struct Seen<'a>(&'a mut Vec<[u8; 16]>, usize);
+        impl EachRow for Seen<'_> {
+            fn row(&mut self, j: usize, row: &[Block<aes::Aes128>]) {
+                assert_eq!(j, self.1, "rows in order");
+                self.0.extend(row.iter().map(|block| block.0));
+                self.1 += 1;
+            }
+        }
+        impl LockstepClosure for Every<'_> {
+            fn call<B: LockstepBackend>(self, backend: &B) {
+                let blocks: Vec<Block<B>> = self.blocks.iter().map(|&b| b.into()).collect();
+                let mut one = blocks.clone();
+                for block in &mut one {
+                    backend.encrypt_block_inplace(block);
+                }
+                let mut par = blocks.clone();
+                let lanes = B::ParBlocksSize::USIZE;
+                for chunk in par.chunks_mut(lanes) {
+                    if chunk.len() == lanes {
+                        let batch: &mut ParBlocks<B> = chunk.try_into().expect("a full batch");
+                        backend.encrypt_par_blocks_inplace(batch);
+                    } else {
+                        backend.encrypt_tail_blocks_inplace(chunk);
+                    }
+                }
+                let first = &blocks[..blocks.len().min(self.lanes)];
+                let mut rows = std::vec![Block::<B>::default(); first.len() * self.rows];
+                let mut seen = Vec::new();
+                let absorbed = whole_rows(self.absorbed, first.len()).as_flattened();
+                backend.encrypt_rows(first, absorbed, &mut rows, Seen(&mut seen, 0));
+                let plain = |v: Vec<Block<B>>| v.into_iter().map(|b| b.0).collect();
+                *self.out = [plain(one), plain(par), plain(rows), seen];
+            }
+        }
+        let mut out = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+        keys.encrypt_with_lockstep_backend(Every {
+            blocks,
+            absorbed,
+            lanes,
+            rows,
+            out: &mut out,
+        });
+        out
+    }
+
+    /// The whole rows of `lanes` blocks at the start of `blocks`.
+    fn whole_rows(blocks: &[[u8; 16]], lanes: usize) -> &[[u8; 16]] {
+        &blocks[..blocks.len() / lanes * lanes]
+    }
+
+    /// Rows of chained blocks from the first `lanes` of `blocks` after their CBC-MACs of
+    /// `absorbed`, by the `aes` crate.
+    pub(crate) fn reference_rows(
+        key: &[u8],
+        blocks: &[[u8; 16]],
+        absorbed: &[[u8; 16]],
+        (lanes, rows): (usize, usize),
+    ) -> Vec<[u8; 16]> {
+        let mut row = blocks[..blocks.len().min(lanes)].to_vec();
+        for input in whole_rows(absorbed, row.len()).chunks_exact(row.len()) {
+            for (chain, input) in row.iter_mut().zip(input) {
+                for (byte, input) in chain.iter_mut().zip(input) {
+                    *byte ^= input;
+                }
+            }
+            row = reference(key, &row);
+        }
+        let mut all = Vec::new();
+        for _ in 0..rows {
+            row = reference(key, &row);
+            all.extend_from_slice(&row);
+        }
+        all
     }
 
     /// `blocks` encrypted one at a time by the `aes` crate under `key`.

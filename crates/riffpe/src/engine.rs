@@ -156,8 +156,8 @@ pub(crate) fn setup<C: BlockCipherEncrypt<BlockSize = U16>>(
     iv
 }
 
-/// How many blocks the cipher's backend encrypts at once on this CPU (8 for AES-NI, 16 for
-/// VAES-256 without AVX-512, 64 for VAES-512, 8 for ARMv8): the number of lanes worth running
+/// How many blocks the cipher's backend encrypts at once on this CPU (with [`crate::Aes`]: 64
+/// for VAES-512 and for AES-NI, 16 for VAES-256 without AVX-512, 8 for ARMv8): the number of lanes worth running
 /// together (more lanes, in several backend calls per block, only add scratch).
 pub(crate) fn backend_lanes<C: BlockCipherEncrypt<BlockSize = U16>>(cipher: &C) -> usize {
     struct Lanes<'a>(&'a mut usize);

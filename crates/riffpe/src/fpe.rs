@@ -304,8 +304,8 @@ impl<D: Radices, C: BlockCipherEncrypt<BlockSize = U16>> Fpe<D, C> {
     }
 
     /// How many messages [`Fpe::encrypt_with`] advances together on this CPU: the AES
-    /// backend's parallel block count. With [`Aes`]: 64 for VAES-512, 16 for
-    /// VAES-256 without AVX-512, else 8 (AES-NI, ARMv8, the software AES); a cipher of the
+    /// backend's parallel block count. With [`Aes`]: 64 for VAES-512 and for AES-NI without
+    /// VAES, 16 for VAES-256 without AVX-512, else 8 (ARMv8, the software AES); a cipher of the
     /// `aes` crate's own runs the count of its backend (2 or 4 for its software AES).
     pub fn lanes(&self) -> usize {
         engine::backend_lanes(&self.cipher)

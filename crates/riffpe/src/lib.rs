@@ -14,6 +14,9 @@ extern crate alloc;
 mod aes_any;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
+mod aes_ni;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
 mod aes_vaes256;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]

@@ -1,0 +1,226 @@
+//! AES on AES-NI for x86-64 CPUs without VAES (Haswell to Cascade Lake, Zen 1 and 2), in
+//! batches of [`LANES`] blocks: the `aes` crate's AES-NI runs eight a call, and lockstep's
+//! selection over the keys' leading octets needs 32 or 64 lanes side by side. Eight blocks in
+//! flight cover the rounds' latency; a batch runs as eight at a time (with `aes_vaes256` and
+//! `aes_vaes512`, the crate's AES files with `unsafe`).
+
+use core::arch::x86_64::*;
+
+use cipher::consts::{U16, U64};
+use cipher::inout::{InOut, InOutBuf};
+use cipher::typenum::Unsigned;
+use cipher::{Block, BlockCipherEncBackend, BlockSizeUser, ParBlocks, ParBlocksSizeUser};
+
+use crate::aes_vaes256::{self, Layout, OwnBackend, RoundKeys};
+use crate::backend::{LockstepBackend, LockstepClosure};
+
+cpufeatures::new!(aes_cpu, "aes");
+
+/// Blocks per `encrypt_par_blocks` call.
+type Lanes = U64;
+const LANES: usize = Lanes::USIZE;
+
+/// Blocks in flight: one register each, beside the round key of the moment.
+const IN_FLIGHT: usize = 8;
+
+/// Proof that this CPU has AES-NI: only [`AesNi::detect`] makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AesNi(());
+
+impl AesNi {
+    pub(crate) fn detect() -> Option<AesNi> {
+        aes_cpu::get().then_some(AesNi(()))
+    }
+}
+
+// SAFETY: only `AesNi::detect` makes one, where the CPU has AES-NI.
+unsafe impl OwnBackend for AesNi {
+    #[inline]
+    fn run(self, keys: &RoundKeys<Self>, f: impl LockstepClosure) {
+        // SAFETY: `self` proves the CPU has the features `run` is built with.
+        unsafe { run(keys, f) }
+    }
+}
+
+#[inline]
+#[target_feature(enable = "aes")]
+fn run(keys: &RoundKeys<AesNi>, f: impl LockstepClosure) {
+    // SAFETY: each key is 16 readable bytes; the load is unaligned.
+    let (keys, count) = keys.load(|key| unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
+    f.call(&Backend { keys, count });
+}
+
+/// SPEC `E_K` on this CPU; it exists only inside [`run`].
+struct Backend {
+    keys: Layout<__m128i>,
+    /// How many round keys the key size has.
+    count: usize,
+}
+
+impl BlockSizeUser for Backend {
+    type BlockSize = U16;
+}
+
+impl ParBlocksSizeUser for Backend {
+    type ParBlocksSize = Lanes;
+}
+
+impl BlockCipherEncBackend for Backend {
+    #[inline(always)]
+    fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
+        // SAFETY: a `Backend` exists only inside `run`, on a CPU with AES-NI.
+        unsafe { aes_vaes256::encrypt_one(&self.keys, self.count, block) }
+    }
+
+    #[inline(always)]
+    fn encrypt_par_blocks(&self, mut blocks: InOut<'_, '_, ParBlocks<Self>>) {
+        for at in 0..LANES / IN_FLIGHT {
+            let (input, _) = blocks.get_in().as_chunks::<IN_FLIGHT>();
+            // SAFETY: a `Backend` exists only inside `run`, on a CPU with AES-NI.
+            let states = unsafe { encrypt_eight(&self.keys, self.count, &input[at]) };
+            let (output, _) = blocks.get_out().as_chunks_mut::<IN_FLIGHT>();
+            store_eight(&mut output[at], states);
+        }
+    }
+
+    #[inline(always)]
+    fn encrypt_tail_blocks(&self, mut blocks: InOutBuf<'_, '_, Block<Self>>) {
+        let len = blocks.len().min(LANES);
+        let eights = len / IN_FLIGHT;
+        for at in 0..eights {
+            let (input, _) = blocks.get_in().as_chunks::<IN_FLIGHT>();
+            // SAFETY: a `Backend` exists only inside `run`, on a CPU with AES-NI.
+            let states = unsafe { encrypt_eight(&self.keys, self.count, &input[at]) };
+            let (output, _) = blocks.get_out().as_chunks_mut::<IN_FLIGHT>();
+            store_eight(&mut output[at], states);
+        }
+        // Eight blocks cost what fewer cost when latency bounds them: the rest padded to eight,
+        // copied a block at a time (a copy of a length known only at run time is a call).
+        let rest = eights * IN_FLIGHT..len;
+        if !rest.is_empty() {
+            let mut batch = [Block::<Self>::default(); IN_FLIGHT];
+            for (block, input) in batch.iter_mut().zip(&blocks.get_in()[rest.clone()]) {
+                *block = *input;
+            }
+            // SAFETY: a `Backend` exists only inside `run`, on a CPU with AES-NI.
+            let states = unsafe { encrypt_eight(&self.keys, self.count, &batch) };
+            store_eight(&mut batch, states);
+            for (output, block) in blocks.get_out()[rest].iter_mut().zip(&batch) {
+                *output = *block;
+            }
+        }
+    }
+}
+
+impl LockstepBackend for Backend {
+    /// A whole batch from nine lanes on, where selection runs over the keys' leading octets
+    /// for all lanes at once; a group that fits eight blocks in flight runs as it is. Two
+    /// chains run one after the other, each on one message's own path.
+    #[inline(always)]
+    fn group_lanes(lanes: usize) -> usize {
+        match lanes {
+            2 => 1,
+            33..LANES => LANES,
+            _ => lanes,
+        }
+    }
+}
+
+/// The eight blocks of `input`, encrypted in registers.
+#[inline]
+#[target_feature(enable = "aes")]
+fn encrypt_eight(
+    keys: &Layout<__m128i>,
+    count: usize,
+    input: &[Block<Backend>; IN_FLIGHT],
+) -> [__m128i; IN_FLIGHT] {
+    let mut states: [__m128i; IN_FLIGHT] = core::array::from_fn(|b| {
+        // SAFETY: a block is 16 readable bytes; the load is unaligned.
+        let state = unsafe { _mm_loadu_si128(input[b].as_ptr().cast()) };
+        _mm_xor_si128(state, keys[0])
+    });
+    aes_vaes256::rounds(
+        &mut states,
+        keys,
+        count,
+        |state, key| *state = _mm_aesenc_si128(*state, key),
+        |state, key| *state = _mm_aesenclast_si128(*state, key),
+    );
+    states
+}
+
+/// `states` into the eight blocks of `output`.
+#[inline(always)]
+fn store_eight(output: &mut [Block<Backend>; IN_FLIGHT], states: [__m128i; IN_FLIGHT]) {
+    for (block, state) in output.iter_mut().zip(states) {
+        // SAFETY: a block is 16 writable bytes; the store is unaligned.
+        unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), state) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use crate::aes_vaes256::tests::{every_entry_point, reference, reference_rows};
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    #[test]
+    fn fips_197_known_answers() {
+        let Some(cpu) = AesNi::detect() else {
+            return;
+        };
+        let plain: [u8; 16] = hex::decode("00112233445566778899aabbccddeeff")
+            .unwrap()
+            .try_into()
+            .unwrap();
+        // FIPS-197 Appendix C.1, C.2, C.3, through every entry point but the rows.
+        for (len, cipher) in [
+            (16, "69c4e0d86a7b0430d8cdb78070b4c55a"),
+            (24, "dda97ca4864cdfe06eaf70a0ec0d7191"),
+            (32, "8ea2b7ca516745bfeafc49904b496089"),
+        ] {
+            let key: Vec<u8> = (0..len as u8).collect();
+            let keys = cpu.expand(&key).expect("a valid key length");
+            assert_eq!(keys.key_bits(), 32 * len as u32 / 4);
+            for lanes in [LANES, 20, 8, 3] {
+                let [one, par, rows, _] = every_entry_point(&keys, &[plain; 150], &[], (lanes, 1));
+                for block in one.into_iter().chain(par).chain(rows) {
+                    assert_eq!(hex::encode(block), cipher, "{len}-byte key");
+                }
+            }
+        }
+    }
+
+    proptest! {
+        /// Every entry point on random keys of each size, blocks, CBC-MAC input and lanes
+        /// (whole batches, whole eights, and neither) gives what the `aes` crate gives.
+        #[test]
+        fn matches_the_aes_crate(
+            key in prop_oneof![
+                prop::collection::vec(any::<u8>(), 16),
+                prop::collection::vec(any::<u8>(), 24),
+                prop::collection::vec(any::<u8>(), 32),
+            ],
+            blocks in prop::collection::vec(any::<[u8; 16]>(), 1..140),
+            absorbed in prop::collection::vec(any::<[u8; 16]>(), 0..3 * LANES),
+            lanes in prop_oneof![Just(LANES), Just(16), 1..LANES],
+            rows in 0..5usize,
+        ) {
+            let Some(cpu) = AesNi::detect() else {
+                return Ok(());
+            };
+            let keys = cpu.expand(&key).expect("a valid key length");
+            let expected = reference(&key, &blocks);
+            let expected_rows = reference_rows(&key, &blocks, &absorbed, (lanes, rows));
+            let [one, par, chained, seen] =
+                every_entry_point(&keys, &blocks, &absorbed, (lanes, rows));
+            prop_assert_eq!(&one, &expected);
+            prop_assert_eq!(&par, &expected);
+            prop_assert_eq!(&chained, &expected_rows);
+            prop_assert_eq!(&seen, &expected_rows);
+        }
+    }
+}

@@ -1,4 +1,4 @@
-//! AES on AES-NI for x86-64 CPUs without VAES (Haswell to Cascade Lake, Zen 1 and 2), in
+//! AES on AES-NI for x86-64 CPUs without VAES (Westmere to Cascade Lake, Zen 1 and 2), in
 //! batches of [`LANES`] blocks: the `aes` crate's AES-NI runs eight a call, and lockstep's
 //! selection over the keys' leading octets needs 32 or 64 lanes side by side. Eight blocks in
 //! flight cover the rounds' latency; a batch runs as eight at a time (with `aes_vaes256` and
@@ -113,9 +113,9 @@ impl BlockCipherEncBackend for Backend {
 }
 
 impl LockstepBackend for Backend {
-    /// A whole batch from nine lanes on, where selection runs over the keys' leading octets
-    /// for all lanes at once; a group that fits eight blocks in flight runs as it is. Two
-    /// chains run one after the other, each on one message's own path.
+    /// A whole batch from 33 lanes on, where selection over the keys' leading octets for all
+    /// lanes at once pays for the padding's AES; fewer run as they are, eight blocks at a
+    /// time. Two chains run one after the other, each on one message's own path.
     #[inline(always)]
     fn group_lanes(lanes: usize) -> usize {
         match lanes {

@@ -1,8 +1,8 @@
 //! AES on AES-NI for x86-64 CPUs without VAES (Westmere to Cascade Lake, Zen 1 and 2), in
 //! batches of [`LANES`] blocks: the `aes` crate's AES-NI runs eight a call, and lockstep's
-//! selection over the keys' leading octets needs 32 or 64 lanes side by side. Eight blocks in
-//! flight cover the rounds' latency; a batch runs as eight at a time (with `aes_vaes256` and
-//! `aes_vaes512`, the crate's AES files with `unsafe`).
+//! selection over the keys' leading octets needs 32 or 64 lanes side by side. A batch runs
+//! eight blocks at a time, as many as the `aes` crate's AES-NI keeps in flight (with
+//! `aes_vaes256` and `aes_vaes512`, the crate's AES files with `unsafe`).
 
 use core::arch::x86_64::*;
 
@@ -94,8 +94,8 @@ impl BlockCipherEncBackend for Backend {
             let (output, _) = blocks.get_out().as_chunks_mut::<IN_FLIGHT>();
             store_eight(&mut output[at], states);
         }
-        // Eight blocks cost what fewer cost when latency bounds them: the rest padded to eight,
-        // copied a block at a time (a copy of a length known only at run time is a call).
+        // The rest padded to eight, copied a block at a time (a copy of a length known only at
+        // run time is a call).
         let rest = eights * IN_FLIGHT..len;
         if !rest.is_empty() {
             let mut batch = [Block::<Self>::default(); IN_FLIGHT];
@@ -112,19 +112,9 @@ impl BlockCipherEncBackend for Backend {
     }
 }
 
-impl LockstepBackend for Backend {
-    /// A whole batch from 33 lanes on, where selection over the keys' leading octets for all
-    /// lanes at once pays for the padding's AES; fewer run as they are, eight blocks at a
-    /// time. Two chains run one after the other, each on one message's own path.
-    #[inline(always)]
-    fn group_lanes(lanes: usize) -> usize {
-        match lanes {
-            2 => 1,
-            33..LANES => LANES,
-            _ => lanes,
-        }
-    }
-}
+// Rows through memory, and a short group as it is: padded to a whole batch, its extra AES
+// cost more than the selection over planes saved.
+impl LockstepBackend for Backend {}
 
 /// The eight blocks of `input`, encrypted in registers.
 #[inline]
@@ -176,7 +166,7 @@ mod tests {
             .unwrap()
             .try_into()
             .unwrap();
-        // FIPS-197 Appendix C.1, C.2, C.3, through every entry point but the rows.
+        // FIPS-197 Appendix C.1, C.2, C.3, through every entry point.
         for (len, cipher) in [
             (16, "69c4e0d86a7b0430d8cdb78070b4c55a"),
             (24, "dda97ca4864cdfe06eaf70a0ec0d7191"),
@@ -186,8 +176,8 @@ mod tests {
             let keys = cpu.expand(&key).expect("a valid key length");
             assert_eq!(keys.key_bits(), 32 * len as u32 / 4);
             for lanes in [LANES, 20, 8, 3] {
-                let [one, par, rows, _] = every_entry_point(&keys, &[plain; 150], &[], (lanes, 1));
-                for block in one.into_iter().chain(par).chain(rows) {
+                let out = every_entry_point(&keys, &[plain; 150], &[], (lanes, 1));
+                for block in [out.one, out.par, out.tails, out.rows].concat() {
                     assert_eq!(hex::encode(block), cipher, "{len}-byte key");
                 }
             }
@@ -215,12 +205,12 @@ mod tests {
             let keys = cpu.expand(&key).expect("a valid key length");
             let expected = reference(&key, &blocks);
             let expected_rows = reference_rows(&key, &blocks, &absorbed, (lanes, rows));
-            let [one, par, chained, seen] =
-                every_entry_point(&keys, &blocks, &absorbed, (lanes, rows));
-            prop_assert_eq!(&one, &expected);
-            prop_assert_eq!(&par, &expected);
-            prop_assert_eq!(&chained, &expected_rows);
-            prop_assert_eq!(&seen, &expected_rows);
+            let out = every_entry_point(&keys, &blocks, &absorbed, (lanes, rows));
+            prop_assert_eq!(&out.one, &expected);
+            prop_assert_eq!(&out.par, &expected);
+            prop_assert_eq!(&out.tails, &expected);
+            prop_assert_eq!(&out.rows, &expected_rows);
+            prop_assert_eq!(&out.seen, &expected_rows);
         }
     }
 }

@@ -1,10 +1,10 @@
-//! Which AES Riffpe runs on here, picked at run time: on x86-64 CPUs with VAES, Riffpe's own
-//! backends (VAES-512 with AVX-512 as AMD Zen 4 and Zen 5 or Intel Ice Lake on have it; VAES-256
-//! with AVX2 but no AVX-512, as on AMD Zen 3), elsewhere the `aes` crate's choice (AES-NI on
-//! x86, the ARMv8 crypto extensions on aarch64, otherwise its constant-time
-//! software implementation: several times slower; a Raspberry Pi 4's Cortex-A72 has no crypto
-//! extensions, a Graviton1's has). A known-answer check from SPEC.md shows the backend computes
-//! Riffpe correctly.
+//! Which AES Riffpe runs on here, picked at run time and named by `Aes::backend`: on x86-64,
+//! Riffpe's own backends (VAES-512 with AVX-512 as AMD Zen 4 and Zen 5 or Intel Ice Lake on
+//! have it; VAES-256 with AVX2 but no AVX-512, as on AMD Zen 3; else AES-NI, 64 blocks a
+//! batch), elsewhere the `aes` crate's choice (the ARMv8 crypto extensions on aarch64,
+//! otherwise its constant-time software implementation: several times slower; a Raspberry Pi
+//! 4's Cortex-A72 has no crypto extensions, a Graviton1's has). A known-answer check from
+//! SPEC.md shows the backend computes Riffpe correctly.
 //!
 //! `cargo run --release --example aes_backend [-- --require-hardware]`: with the flag, the
 //! software fallback is an error (CI runs it so under `qemu-aarch64 -cpu cortex-a72`).
@@ -12,30 +12,27 @@
 use std::process::ExitCode;
 use std::{env, fs};
 
-use riffpe::Riffpe;
 use riffpe::integer::DigitOrder;
+use riffpe::{AesBackend, Riffpe};
 
 fn main() -> ExitCode {
     let require_hardware = env::args().skip(1).any(|arg| arg == "--require-hardware");
     let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let accelerated = aes::hardware_accelerated();
 
     println!("target:       {}-{}", env::consts::ARCH, env::consts::OS);
     println!("cpu:          {}", cpu_model(&cpuinfo));
     if let Some(features) = cpu_features() {
         println!("cpu features: {features}");
     }
-    let lanes = match Riffpe::new(100, 8, &[0; 16], b"") {
-        Ok(fpe) => fpe.lanes(),
+    let fpe = match Riffpe::new(100, 8, &[0; 16], b"") {
+        Ok(fpe) => fpe,
         Err(error) => {
             eprintln!("error: {error}");
             return ExitCode::FAILURE;
         }
     };
-    println!(
-        "aes backend:  {} (aes::hardware_accelerated() = {accelerated})",
-        backend(accelerated, lanes)
-    );
+    let backend = fpe.cipher().backend();
+    println!("aes backend:  {backend}, {} blocks at once", fpe.lanes());
     match known_answer() {
         Ok(()) => println!("known answer: ok (SPEC.md: 1234123456785678 -> 5158543106053628)"),
         Err(error) => {
@@ -43,8 +40,8 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    if require_hardware && !accelerated {
-        eprintln!("error: --require-hardware, but the aes crate uses its software fallback");
+    if require_hardware && backend == AesBackend::Software {
+        eprintln!("error: --require-hardware, but AES runs on the aes crate's software fallback");
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
@@ -60,32 +57,6 @@ fn known_answer() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         Err(format!("got {ciphertext:016}").into())
     }
-}
-
-/// The backend Riffpe runs, named from its parallel block count (what lockstep uses), so the
-/// name is what the engine gets, not what CPUID promises.
-fn backend(accelerated: bool, lanes: usize) -> String {
-    if !accelerated {
-        return format!("software (constant-time fixslice), {lanes} blocks at once");
-    }
-    let name = match (env::consts::ARCH, lanes) {
-        // Riffpe's VAES-512 and AES-NI both run 64; only a CPU with VAES runs the first.
-        ("x86_64", 64) if vaes() => "VAES-512 (AVX-512, riffpe's own)",
-        ("x86_64", 64) => "AES-NI (riffpe's own)",
-        ("x86_64", 16) => "VAES-256 (AVX2, riffpe's own)",
-        ("x86_64" | "x86", _) => "AES-NI",
-        ("aarch64", _) => "ARMv8 crypto extensions (AESE/AESMC)",
-        _ => "hardware",
-    };
-    format!("{name}, {lanes} blocks at once")
-}
-
-/// Whether the CPU has VAES.
-fn vaes() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return std::arch::is_x86_feature_detected!("vaes");
-    #[cfg(not(target_arch = "x86_64"))]
-    false
 }
 
 /// The `Key : value` line of `/proc/cpuinfo`.

@@ -322,7 +322,7 @@ const TIGER_LAKE_GUESTS: [&[(&str, &[&str])]; 2] = [
     &[(
         "riffpe",
         &[
-            "aes_vaes512::",
+            "aes_backend::vaes512::",
             "select::tests::group::",
             "fpe::tests::",
             "--skip",

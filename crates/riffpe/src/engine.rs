@@ -18,7 +18,9 @@ use cipher::{
     ParBlocks,
 };
 
-use crate::backend::{EachRow, LockstepBackend, LockstepClosure, OnAnyBackend, xor_blocks};
+use crate::aes_backend::lockstep::{
+    EachRow, LockstepBackend, LockstepClosure, OnAnyBackend, xor_blocks,
+};
 use crate::domain::{CACHE_LINE, Domain, Layout};
 use crate::select::group::{self, Blocks, MadeKeys, Planes, Work};
 use crate::select::{

@@ -11,17 +11,7 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
-mod aes_any;
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
-mod aes_ni;
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
-mod aes_vaes256;
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
-mod aes_vaes512;
-mod backend;
+mod aes_backend;
 #[cfg(feature = "alloc")]
 mod bases;
 mod domain;
@@ -33,7 +23,7 @@ mod scratch;
 mod select;
 mod tweak;
 
-pub use aes_any::Aes;
+pub use aes_backend::{Aes, AesBackend};
 #[cfg(feature = "alloc")]
 pub use bases::find_best_bases;
 pub use domain::{AnyDomain, Domain, Mixed, Radices, Uniform};

@@ -1,8 +1,7 @@
 //! AES on AES-NI for x86-64 CPUs without VAES (Westmere to Cascade Lake, Zen 1 and 2), in
 //! batches of [`LANES`] blocks: the `aes` crate's AES-NI runs eight a call, and lockstep's
 //! selection over the keys' leading octets needs 32 or 64 lanes side by side. A batch runs
-//! eight blocks at a time, as many as the `aes` crate's AES-NI keeps in flight (with
-//! `aes_vaes256` and `aes_vaes512`, the crate's AES files with `unsafe`).
+//! eight blocks at a time, as many as the `aes` crate's AES-NI keeps in flight.
 
 use core::arch::x86_64::*;
 
@@ -11,8 +10,8 @@ use cipher::inout::{InOut, InOutBuf};
 use cipher::typenum::Unsigned;
 use cipher::{Block, BlockCipherEncBackend, BlockSizeUser, ParBlocks, ParBlocksSizeUser};
 
-use crate::aes_vaes256::{self, Layout, OwnBackend, RoundKeys};
-use crate::backend::{LockstepBackend, LockstepClosure};
+use super::lockstep::{LockstepBackend, LockstepClosure};
+use super::own::{self, Layout, OwnBackend, RoundKeys};
 
 cpufeatures::new!(aes_cpu, "aes");
 
@@ -69,7 +68,7 @@ impl BlockCipherEncBackend for Backend {
     #[inline(always)]
     fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
         // SAFETY: a `Backend` exists only inside `run`, on a CPU with AES-NI.
-        unsafe { aes_vaes256::encrypt_one(&self.keys, self.count, block) }
+        unsafe { own::encrypt_one(&self.keys, self.count, block) }
     }
 
     #[inline(always)]
@@ -129,7 +128,7 @@ fn encrypt_eight(
         let state = unsafe { _mm_loadu_si128(input[b].as_ptr().cast()) };
         _mm_xor_si128(state, keys[0])
     });
-    aes_vaes256::rounds(
+    own::rounds(
         &mut states,
         keys,
         count,
@@ -153,7 +152,7 @@ mod tests {
     extern crate std;
 
     use super::*;
-    use crate::aes_vaes256::tests::{every_entry_point, reference, reference_rows};
+    use crate::aes_backend::own::tests::{every_entry_point, reference, reference_rows};
     use proptest::prelude::*;
     use std::vec::Vec;
 

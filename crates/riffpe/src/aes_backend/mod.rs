@@ -1,4 +1,22 @@
-//! AES-128, -192 or -256 chosen from the key length at run time, as the reference does.
+//! AES-128, -192 or -256 chosen from the key length at run time, as the reference does, on the
+//! backend picked here, once, when the key is expanded: this crate's own on x86-64 (`own`
+//! holds what they share; `vaes512`, `vaes256` and `ni` each hold one backend's intrinsics,
+//! and are the only files with `unsafe` besides `select`'s kernels), else the `aes` crate's.
+//! `lockstep` is what the engine asks of a backend beyond the `cipher` crate's trait.
+
+pub(crate) mod lockstep;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod ni;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod own;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod vaes256;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod vaes512;
 
 use cipher::consts::{U8, U16};
 use cipher::inout::{InOut, InOutBuf};
@@ -10,13 +28,9 @@ use cipher::{
 use core::fmt;
 
 use crate::SetupError;
+use lockstep::{LockstepClosure, OnAnyBackend};
 #[cfg(target_arch = "x86_64")]
-use crate::aes_ni;
-#[cfg(target_arch = "x86_64")]
-use crate::aes_vaes256::{self, OwnBackend, RoundKeys};
-#[cfg(target_arch = "x86_64")]
-use crate::aes_vaes512;
-use crate::backend::{LockstepClosure, OnAnyBackend};
+use own::{OwnBackend, RoundKeys};
 
 /// AES with the key size picked from the key: 16, 24 or 32 bytes.
 ///
@@ -26,12 +40,14 @@ use crate::backend::{LockstepClosure, OnAnyBackend};
 /// that AVX-512 (256-bit; on a Zen 3 the `aes` crate would run AES-NI), else AES-NI, 64 blocks
 /// a batch (the `aes` crate runs eight, too few for lockstep's selection over many lanes at
 /// once). Elsewhere it is the `aes` crate's choice (ARMv8 crypto extensions), and without
-/// hardware AES the crate's constant-time software fallback. With the `zeroize`
-/// feature the expanded key is wiped on drop. `Debug` shows the key size only.
+/// hardware AES the crate's constant-time software fallback; [`Aes::backend`] says which.
+/// With the `zeroize` feature the expanded key is wiped on drop. `Debug` shows the key size
+/// only.
 ///
 /// ```
 /// let aes = riffpe::Aes::new_from_slice(&[7u8; 24])?;
 /// assert_eq!(aes.key_bits(), 192);
+/// println!("AES runs on {}", aes.backend());
 /// assert!(riffpe::Aes::new_from_slice(&[7u8; 20]).is_err());
 /// # Ok::<(), riffpe::Error>(())
 /// ```
@@ -45,11 +61,11 @@ enum Inner {
     Aes256(aes::Aes256),
     /// This crate's own backends, each running every key size.
     #[cfg(target_arch = "x86_64")]
-    OwnVaes256(RoundKeys<aes_vaes256::Vaes256>),
+    OwnVaes256(RoundKeys<vaes256::Vaes256>),
     #[cfg(target_arch = "x86_64")]
-    OwnVaes512(RoundKeys<aes_vaes512::Vaes512>),
+    OwnVaes512(RoundKeys<vaes512::Vaes512>),
     #[cfg(target_arch = "x86_64")]
-    OwnAesNi(RoundKeys<aes_ni::AesNi>),
+    OwnAesNi(RoundKeys<ni::AesNi>),
 }
 
 impl Aes {
@@ -57,15 +73,15 @@ impl Aes {
     pub fn new_from_slice(key: &[u8]) -> Result<Self, SetupError> {
         let invalid = SetupError::InvalidKeyLength { len: key.len() };
         #[cfg(target_arch = "x86_64")]
-        if let Some(cpu) = aes_vaes512::Vaes512::detect() {
+        if let Some(cpu) = vaes512::Vaes512::detect() {
             return Ok(Aes(Inner::OwnVaes512(cpu.expand(key).ok_or(invalid)?)));
         }
         #[cfg(target_arch = "x86_64")]
-        if let Some(cpu) = aes_vaes256::Vaes256::detect() {
+        if let Some(cpu) = vaes256::Vaes256::detect() {
             return Ok(Aes(Inner::OwnVaes256(cpu.expand(key).ok_or(invalid)?)));
         }
         #[cfg(target_arch = "x86_64")]
-        if let Some(cpu) = aes_ni::AesNi::detect() {
+        if let Some(cpu) = ni::AesNi::detect() {
             return Ok(Aes(Inner::OwnAesNi(cpu.expand(key).ok_or(invalid)?)));
         }
         let to_setup_error = |_| invalid;
@@ -92,6 +108,32 @@ impl Aes {
         }
     }
 
+    /// The implementation this key runs on, picked when it was expanded.
+    ///
+    /// ```
+    /// use riffpe::{AesBackend, Riffpe};
+    ///
+    /// let fpe = Riffpe::new(100, 8, &[0x2b; 16], b"")?;
+    /// if fpe.cipher().backend() == AesBackend::Software {
+    ///     eprintln!("no AES instructions here: expect several times slower");
+    /// }
+    /// # Ok::<(), riffpe::Error>(())
+    /// ```
+    pub fn backend(&self) -> AesBackend {
+        match &self.0 {
+            #[cfg(target_arch = "x86_64")]
+            Inner::OwnVaes512(_) => AesBackend::Vaes512,
+            #[cfg(target_arch = "x86_64")]
+            Inner::OwnVaes256(_) => AesBackend::Vaes256,
+            #[cfg(target_arch = "x86_64")]
+            Inner::OwnAesNi(_) => AesBackend::AesNi,
+            // The `aes` crate picks by this same check, cached, when it expands the key.
+            _ if !aes::hardware_accelerated() => AesBackend::Software,
+            _ if cfg!(target_arch = "aarch64") => AesBackend::Armv8,
+            _ => AesBackend::AesNi,
+        }
+    }
+
     /// Runs lockstep's closure on this key's backend: as [`BlockCipherEncrypt`] does, but
     /// with this crate's own backends able to run rows of chains their own way.
     #[inline]
@@ -108,6 +150,40 @@ impl Aes {
             #[cfg(target_arch = "x86_64")]
             Inner::OwnAesNi(c) => c.encrypt_with_lockstep_backend(f),
         }
+    }
+}
+
+/// The implementation of AES an [`Aes`] runs on: [`Aes::backend`]. `Display` names it as a
+/// person would, e.g. `VAES-512 (AVX-512, riffpe's own)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AesBackend {
+    /// This crate's own 512-bit VAES, 64 blocks at once: x86-64 CPUs with VAES and AVX-512 F,
+    /// BW, VL and VBMI, such as AMD Zen 4 and Zen 5 and Intel from Ice Lake on.
+    Vaes512,
+    /// This crate's own 256-bit VAES, 16 blocks at once: x86-64 CPUs with VAES and AVX2 but
+    /// not that AVX-512, such as AMD Zen 3.
+    Vaes256,
+    /// AES-NI: on x86-64 CPUs without VAES this crate's own, 64 blocks a batch; on 32-bit x86
+    /// the `aes` crate's.
+    AesNi,
+    /// The ARMv8 crypto extensions (`AESE`/`AESMC`), through the `aes` crate.
+    Armv8,
+    /// The `aes` crate's constant-time software AES (fixslice): CPUs without AES instructions,
+    /// several times slower.
+    Software,
+}
+
+impl fmt::Display for AesBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AesBackend::Vaes512 => "VAES-512 (AVX-512, riffpe's own)",
+            AesBackend::Vaes256 => "VAES-256 (AVX2, riffpe's own)",
+            AesBackend::AesNi if cfg!(target_arch = "x86_64") => "AES-NI (riffpe's own)",
+            AesBackend::AesNi => "AES-NI (the aes crate's)",
+            AesBackend::Armv8 => "ARMv8 crypto extensions (AESE/AESMC)",
+            AesBackend::Software => "software (constant-time fixslice)",
+        })
     }
 }
 
@@ -312,6 +388,43 @@ mod tests {
         run::<cipher::consts::U64>(&aes, &plain);
     }
 
+    /// `backend` names what the key runs on: the first of this crate's own backends the CPU
+    /// has, with the lanes lockstep then runs.
+    #[test]
+    fn backend_names_the_backend_picked() {
+        let aes = Aes::new_from_slice(&[1; 24]).unwrap();
+        let lanes = match aes.backend() {
+            AesBackend::Vaes512 | AesBackend::AesNi => 64,
+            AesBackend::Vaes256 => 16,
+            AesBackend::Armv8 | AesBackend::Software => 8,
+        };
+        assert_eq!(crate::engine::backend_lanes(&aes), lanes);
+        #[cfg(target_arch = "x86_64")]
+        {
+            let expected = if vaes512::Vaes512::detect().is_some() {
+                AesBackend::Vaes512
+            } else if vaes256::Vaes256::detect().is_some() {
+                AesBackend::Vaes256
+            } else if ni::AesNi::detect().is_some() {
+                AesBackend::AesNi
+            } else {
+                AesBackend::Software
+            };
+            assert_eq!(aes.backend(), expected);
+        }
+        let names = [
+            AesBackend::Vaes512,
+            AesBackend::Vaes256,
+            AesBackend::AesNi,
+            AesBackend::Armv8,
+            AesBackend::Software,
+        ]
+        .map(|backend| std::format!("{backend}"));
+        for (i, name) in names.iter().enumerate() {
+            assert!(!names[..i].contains(name), "{name} named twice");
+        }
+    }
+
     /// Lockstep on each of this crate's own backends the CPU runs, not only the one
     /// `new_from_slice` picks, gives what the `aes` crate gives one message at a time: for
     /// counts whose last group runs padded (to half a batch or a whole one), as single messages
@@ -330,15 +443,15 @@ mod tests {
                 24 => Inner::Aes192(aes::Aes192::new_from_slice(&key).unwrap()),
                 _ => Inner::Aes256(aes::Aes256::new_from_slice(&key).unwrap()),
             });
-            if let Some(cpu) = aes_vaes256::Vaes256::detect() {
+            if let Some(cpu) = vaes256::Vaes256::detect() {
                 let own = Aes(Inner::OwnVaes256(cpu.expand(&key).unwrap()));
                 pairs.push((own, plain.clone()));
             }
-            if let Some(cpu) = aes_vaes512::Vaes512::detect() {
+            if let Some(cpu) = vaes512::Vaes512::detect() {
                 let own = Aes(Inner::OwnVaes512(cpu.expand(&key).unwrap()));
                 pairs.push((own, plain.clone()));
             }
-            if let Some(cpu) = aes_ni::AesNi::detect() {
+            if let Some(cpu) = ni::AesNi::detect() {
                 pairs.push((Aes(Inner::OwnAesNi(cpu.expand(&key).unwrap())), plain));
             }
         }

@@ -2,8 +2,7 @@
 //! stay in registers from one row of keystream blocks to the next: through the `cipher` crate's
 //! trait, each row's input is loaded back from the row stored before, and that round trip
 //! stalls the AES pipeline at every row. The planes or keys made from each row are made in the
-//! same loop, so that they run in the shadow of the AES rounds (with `aes_vaes256`, the crate's
-//! AES files with `unsafe`).
+//! same loop, so that they run in the shadow of the AES rounds.
 
 use core::arch::x86_64::*;
 
@@ -11,8 +10,8 @@ use cipher::consts::{U16, U64};
 use cipher::inout::{InOut, InOutBuf};
 use cipher::{Array, Block, BlockCipherEncBackend, BlockSizeUser, ParBlocks, ParBlocksSizeUser};
 
-use crate::aes_vaes256::{self, Layout, OwnBackend, RoundKeys};
-use crate::backend::{EachRow, LockstepBackend, LockstepClosure, rows_through_memory};
+use super::lockstep::{EachRow, LockstepBackend, LockstepClosure, rows_through_memory};
+use super::own::{self, Layout, OwnBackend, RoundKeys};
 
 // The features the row loop is built with: VBMI and BW for the planes made inside it.
 cpufeatures::new!(
@@ -85,7 +84,7 @@ impl BlockCipherEncBackend for Backend {
     #[inline(always)]
     fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
         // SAFETY: a `Backend` exists only inside `run`, on a CPU with AES-NI.
-        unsafe { aes_vaes256::encrypt_one(&self.single, self.count, block) }
+        unsafe { own::encrypt_one(&self.single, self.count, block) }
     }
 
     #[inline(always)]
@@ -202,7 +201,7 @@ fn encrypt_row<const Z: usize>(
     for state in &mut states {
         *state = _mm512_xor_si512(*state, keys[0]);
     }
-    aes_vaes256::rounds(
+    own::rounds(
         &mut states,
         keys,
         count,
@@ -236,7 +235,7 @@ mod tests {
     extern crate std;
 
     use super::*;
-    use crate::aes_vaes256::tests::{Outputs, every_entry_point, reference, reference_rows};
+    use crate::aes_backend::own::tests::{Outputs, every_entry_point, reference, reference_rows};
     use proptest::prelude::*;
     use std::vec::Vec;
 

@@ -3,7 +3,7 @@
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use riffpe::Selection;
 
 const AFTER_HELP: &str = "\
@@ -35,6 +35,26 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// Parses the process's arguments as [`Parser::parse`] does (exiting on a usage error, or
+    /// after `--help` or `--version`), with `--version` also naming the AES backend this CPU
+    /// runs, as speed depends on it.
+    pub fn parse_with_backend() -> Cli {
+        let command = Cli::command().long_version(long_version());
+        let parsed = Cli::from_arg_matches_mut(&mut command.get_matches());
+        parsed.unwrap_or_else(|error| error.exit())
+    }
+}
+
+/// `--version`'s text after the name: the version, then the AES backend a key would run on.
+fn long_version() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    match riffpe::Aes::new_from_slice(&[0; 16]) {
+        Ok(aes) => format!("{version}\nAES: {}", aes.backend()),
+        Err(_) => version.to_owned(),
+    }
 }
 
 /// The subcommands.

@@ -7,11 +7,10 @@
 use std::io::{self, ErrorKind};
 use std::process::ExitCode;
 
-use clap::Parser;
 use riffpe_cli::args::Cli;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_with_backend();
     match riffpe_cli::commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) if broken_pipe(&error) => ExitCode::SUCCESS,

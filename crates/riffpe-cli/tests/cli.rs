@@ -1402,6 +1402,14 @@ fn help_and_version() {
     );
     let version = success(riffpe().arg("--version"));
     assert!(version.starts_with("riffpe "), "{version}");
+    // The backend a key runs on here, as the library names it.
+    let backend = riffpe::Aes::new_from_slice(&[0; 16]).unwrap().backend();
+    assert!(
+        version.contains(&format!("\nAES: {backend}\n")),
+        "{version}"
+    );
+    let short = success(riffpe().arg("-V"));
+    assert!(!short.contains("AES"), "{short}");
 }
 
 #[test]

@@ -3,6 +3,8 @@ from typing import Any, ClassVar, Literal
 
 from typing_extensions import Buffer, Self
 
+def aes_backend() -> str: ...
+
 class Riffpe:
     def __new__(
         cls,

@@ -739,8 +739,17 @@ impl FormatCipher {
     }
 }
 
+/// The AES implementation a key runs on with this CPU, as `riffpe --version` names it.
+#[pyfunction]
+fn aes_backend() -> PyResult<String> {
+    let aes =
+        riffpe::Aes::new_from_slice(&[0; 16]).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(aes.backend().to_string())
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(aes_backend, m)?)?;
     m.add_class::<Riffpe>()?;
     m.add_class::<RiffpeX>()?;
     m.add_class::<CBCTweakablePRNG>()?;

@@ -160,3 +160,15 @@ def test_cli():
 
 def test_all():
     assert set(riffpe.__all__) >= {"Riffpe", "RiffpeX", "find_best_bases", "CBCTweakablePRNG"}
+
+
+def test_aes_backend_names_the_cpus_backend():
+    # As the command line's --version names it; which one depends on the CPU.
+    assert riffpe.aes_backend() in {
+        "VAES-512 (AVX-512, riffpe's own)",
+        "VAES-256 (AVX2, riffpe's own)",
+        "AES-NI (riffpe's own)",
+        "AES-NI (the aes crate's)",
+        "ARMv8 crypto extensions (AESE/AESMC)",
+        "software (constant-time fixslice)",
+    }

@@ -1,6 +1,7 @@
 """The stubs name exactly what the compiled module has."""
 
 import ast
+import inspect
 from pathlib import Path
 
 import riffpe._native as native
@@ -27,6 +28,11 @@ def test_stubs_match_module():
     stubs = _stub_members()
     public = {n for n in dir(native) if isinstance(getattr(native, n), type)}
     assert set(stubs) == public
+    functions = {
+        node.name for node in ast.parse(STUB.read_text()).body if isinstance(node, ast.FunctionDef)
+    }
+    builtins = {n for n in dir(native) if inspect.isbuiltin(getattr(native, n))}
+    assert functions == builtins
     for name, members in stubs.items():
         cls = getattr(native, name)
         actual = {m for m in vars(cls) if not m.startswith("__")}

@@ -1,8 +1,9 @@
 //! AES-128, -192 or -256 chosen from the key length at run time, as the reference does, on the
-//! backend picked here, once, when the key is expanded: this crate's own on x86-64 (`own`
-//! holds what they share; `vaes512`, `vaes256` and `ni` each hold one backend's intrinsics,
-//! and are the only files with `unsafe` besides `select`'s kernels), else the `aes` crate's.
-//! `lockstep` is what the engine asks of a backend beyond the `cipher` crate's trait.
+//! backend picked here, once, when the key is expanded: this crate's own on x86-64, else the
+//! `aes` crate's. `vaes512`, `vaes256` and `ni` each hold one backend's intrinsics, `own` what
+//! they share (key expansion, the rounds); with `select`'s kernels, these four are the only
+//! files with `unsafe`. `lockstep` is what the engine asks of a backend beyond the `cipher`
+//! crate's trait.
 
 pub(crate) mod lockstep;
 #[cfg(target_arch = "x86_64")]

@@ -1404,6 +1404,7 @@ fn help_and_version() {
     assert!(version.starts_with("riffpe "), "{version}");
     // The backend a key runs on here, as the library names it.
     let backend = riffpe::Aes::new_from_slice(&[0; 16]).unwrap().backend();
+    assert_eq!(backend, riffpe::AesBackend::detect());
     assert!(
         version.contains(&format!("\nAES: {backend}\n")),
         "{version}"

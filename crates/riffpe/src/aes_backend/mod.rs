@@ -73,24 +73,24 @@ impl Aes {
     /// Expands `key`; errors unless it is 16, 24 or 32 bytes long.
     pub fn new_from_slice(key: &[u8]) -> Result<Self, SetupError> {
         let invalid = SetupError::InvalidKeyLength { len: key.len() };
-        #[cfg(target_arch = "x86_64")]
-        if let Some(cpu) = vaes512::Vaes512::detect() {
-            return Ok(Aes(Inner::OwnVaes512(cpu.expand(key).ok_or(invalid)?)));
-        }
-        #[cfg(target_arch = "x86_64")]
-        if let Some(cpu) = vaes256::Vaes256::detect() {
-            return Ok(Aes(Inner::OwnVaes256(cpu.expand(key).ok_or(invalid)?)));
-        }
-        #[cfg(target_arch = "x86_64")]
-        if let Some(cpu) = ni::AesNi::detect() {
-            return Ok(Aes(Inner::OwnAesNi(cpu.expand(key).ok_or(invalid)?)));
-        }
         let to_setup_error = |_| invalid;
-        Ok(Aes(match key.len() {
-            16 => Inner::Aes128(aes::Aes128::new_from_slice(key).map_err(to_setup_error)?),
-            24 => Inner::Aes192(aes::Aes192::new_from_slice(key).map_err(to_setup_error)?),
-            32 => Inner::Aes256(aes::Aes256::new_from_slice(key).map_err(to_setup_error)?),
-            _ => return Err(invalid),
+        Ok(Aes(match (Cpu::detect(), key.len()) {
+            #[cfg(target_arch = "x86_64")]
+            (Cpu::Vaes512(cpu), _) => Inner::OwnVaes512(cpu.expand(key).ok_or(invalid)?),
+            #[cfg(target_arch = "x86_64")]
+            (Cpu::Vaes256(cpu), _) => Inner::OwnVaes256(cpu.expand(key).ok_or(invalid)?),
+            #[cfg(target_arch = "x86_64")]
+            (Cpu::AesNi(cpu), _) => Inner::OwnAesNi(cpu.expand(key).ok_or(invalid)?),
+            (Cpu::AesCrate, 16) => {
+                Inner::Aes128(aes::Aes128::new_from_slice(key).map_err(to_setup_error)?)
+            }
+            (Cpu::AesCrate, 24) => {
+                Inner::Aes192(aes::Aes192::new_from_slice(key).map_err(to_setup_error)?)
+            }
+            (Cpu::AesCrate, 32) => {
+                Inner::Aes256(aes::Aes256::new_from_slice(key).map_err(to_setup_error)?)
+            }
+            (Cpu::AesCrate, _) => return Err(invalid),
         }))
     }
 
@@ -128,10 +128,9 @@ impl Aes {
             Inner::OwnVaes256(_) => AesBackend::Vaes256,
             #[cfg(target_arch = "x86_64")]
             Inner::OwnAesNi(_) => AesBackend::AesNi,
-            // The `aes` crate picks by this same check, cached, when it expands the key.
-            _ if !aes::hardware_accelerated() => AesBackend::Software,
-            _ if cfg!(target_arch = "aarch64") => AesBackend::Armv8,
-            _ => AesBackend::AesNi,
+            Inner::Aes128(_) | Inner::Aes192(_) | Inner::Aes256(_) => {
+                AesBackend::of_the_aes_crate()
+            }
         }
     }
 
@@ -154,8 +153,9 @@ impl Aes {
     }
 }
 
-/// The implementation of AES an [`Aes`] runs on: [`Aes::backend`]. `Display` names it as a
-/// person would, e.g. `VAES-512 (AVX-512, riffpe's own)`.
+/// The implementation of AES an [`Aes`] runs on: [`Aes::backend`], or [`AesBackend::detect`]
+/// without a key. `Display` names it as a person would, e.g. `VAES-512 (AVX-512, riffpe's
+/// own)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum AesBackend {
@@ -173,6 +173,69 @@ pub enum AesBackend {
     /// The `aes` crate's constant-time software AES (fixslice): CPUs without AES instructions,
     /// several times slower.
     Software,
+}
+
+impl AesBackend {
+    /// The implementation a key expanded now would run on, found without one.
+    ///
+    /// ```
+    /// let aes = riffpe::Aes::new_from_slice(&[0x2b; 32])?;
+    /// assert_eq!(aes.backend(), riffpe::AesBackend::detect());
+    /// # Ok::<(), riffpe::Error>(())
+    /// ```
+    pub fn detect() -> AesBackend {
+        match Cpu::detect() {
+            #[cfg(target_arch = "x86_64")]
+            Cpu::Vaes512(_) => AesBackend::Vaes512,
+            #[cfg(target_arch = "x86_64")]
+            Cpu::Vaes256(_) => AesBackend::Vaes256,
+            #[cfg(target_arch = "x86_64")]
+            Cpu::AesNi(_) => AesBackend::AesNi,
+            Cpu::AesCrate => AesBackend::of_the_aes_crate(),
+        }
+    }
+
+    /// What the `aes` crate runs here: it picks by this same check, cached, when it expands a
+    /// key.
+    fn of_the_aes_crate() -> AesBackend {
+        if !aes::hardware_accelerated() {
+            AesBackend::Software
+        } else if cfg!(target_arch = "aarch64") {
+            AesBackend::Armv8
+        } else {
+            AesBackend::AesNi
+        }
+    }
+}
+
+/// The backend [`Aes`] picks on this CPU, with the proof that the CPU has its features: the
+/// first of this crate's own that it runs, else the `aes` crate.
+enum Cpu {
+    #[cfg(target_arch = "x86_64")]
+    Vaes512(vaes512::Vaes512),
+    #[cfg(target_arch = "x86_64")]
+    Vaes256(vaes256::Vaes256),
+    #[cfg(target_arch = "x86_64")]
+    AesNi(ni::AesNi),
+    AesCrate,
+}
+
+impl Cpu {
+    fn detect() -> Cpu {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(cpu) = vaes512::Vaes512::detect() {
+            return Cpu::Vaes512(cpu);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(cpu) = vaes256::Vaes256::detect() {
+            return Cpu::Vaes256(cpu);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(cpu) = ni::AesNi::detect() {
+            return Cpu::AesNi(cpu);
+        }
+        Cpu::AesCrate
+    }
 }
 
 impl fmt::Display for AesBackend {
@@ -389,8 +452,8 @@ mod tests {
         run::<cipher::consts::U64>(&aes, &plain);
     }
 
-    /// `backend` names what the key runs on: the first of this crate's own backends the CPU
-    /// has, with the lanes lockstep then runs.
+    /// `backend` names what the key runs on, as `detect` does without one: the first of this
+    /// crate's own backends the CPU has, with the lanes lockstep then runs.
     #[test]
     fn backend_names_the_backend_picked() {
         let aes = Aes::new_from_slice(&[1; 24]).unwrap();
@@ -400,6 +463,7 @@ mod tests {
             AesBackend::Armv8 | AesBackend::Software => 8,
         };
         assert_eq!(crate::engine::backend_lanes(&aes), lanes);
+        assert_eq!(aes.backend(), AesBackend::detect());
         #[cfg(target_arch = "x86_64")]
         {
             let expected = if vaes512::Vaes512::detect().is_some() {

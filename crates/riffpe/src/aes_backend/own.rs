@@ -209,10 +209,12 @@ pub(crate) mod tests {
     use aes::cipher::{BlockCipherEncrypt, KeyInit};
     use cipher::ParBlocks;
     use cipher::typenum::Unsigned;
+    use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
     use std::vec::Vec;
 
     /// What each entry point of one of this crate's own backends made of the same blocks.
-    pub(crate) struct Outputs {
+    struct Outputs {
         /// The blocks one at a time.
         pub(crate) one: Vec<[u8; 16]>,
         /// In batches of the backend's parallel blocks, the rest as a tail.
@@ -227,7 +229,7 @@ pub(crate) mod tests {
     }
 
     /// Runs `blocks` through every entry point of the backend of `keys`: see [`Outputs`].
-    pub(crate) fn every_entry_point<C: OwnBackend>(
+    fn every_entry_point<C: OwnBackend>(
         keys: &RoundKeys<C>,
         blocks: &[[u8; 16]],
         absorbed: &[[u8; 16]],
@@ -304,7 +306,7 @@ pub(crate) mod tests {
 
     /// Rows of chained blocks from the first `lanes` of `blocks` after their CBC-MACs of
     /// `absorbed`, by the `aes` crate.
-    pub(crate) fn reference_rows(
+    fn reference_rows(
         key: &[u8],
         blocks: &[[u8; 16]],
         absorbed: &[[u8; 16]],
@@ -331,7 +333,7 @@ pub(crate) mod tests {
     }
 
     /// `blocks` encrypted one at a time by the `aes` crate under `key`.
-    pub(crate) fn reference(key: &[u8], blocks: &[[u8; 16]]) -> Vec<[u8; 16]> {
+    fn reference(key: &[u8], blocks: &[[u8; 16]]) -> Vec<[u8; 16]> {
         fn each<C: BlockCipherEncrypt<BlockSize = U16>>(
             c: C,
             blocks: &[[u8; 16]],
@@ -350,6 +352,60 @@ pub(crate) mod tests {
             24 => each(aes::Aes192::new_from_slice(key).unwrap(), blocks),
             _ => each(aes::Aes256::new_from_slice(key).unwrap(), blocks),
         }
+    }
+
+    /// An AES key of each size, for proptests.
+    pub(crate) fn any_key() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            prop::collection::vec(any::<u8>(), 16),
+            prop::collection::vec(any::<u8>(), 24),
+            prop::collection::vec(any::<u8>(), 32),
+        ]
+    }
+
+    /// FIPS-197 Appendix C.1, C.2 and C.3 through every entry point of `cpu`'s backend, on
+    /// `blocks` copies of the plaintext, with rows of each of `lanes`.
+    pub(crate) fn fips_197_known_answers<C: OwnBackend>(cpu: C, blocks: usize, lanes: &[usize]) {
+        let plain: [u8; 16] = hex::decode("00112233445566778899aabbccddeeff")
+            .unwrap()
+            .try_into()
+            .unwrap();
+        for (len, cipher) in [
+            (16, "69c4e0d86a7b0430d8cdb78070b4c55a"),
+            (24, "dda97ca4864cdfe06eaf70a0ec0d7191"),
+            (32, "8ea2b7ca516745bfeafc49904b496089"),
+        ] {
+            let key: Vec<u8> = (0..len as u8).collect();
+            let keys = cpu.expand(&key).expect("a valid key length");
+            assert_eq!(keys.key_bits(), 8 * len as u32);
+            for &lanes in lanes {
+                let out = every_entry_point(&keys, &std::vec![plain; blocks], &[], (lanes, 1));
+                for block in [out.one, out.par, out.tails, out.rows].concat() {
+                    assert_eq!(hex::encode(block), cipher, "{len}-byte key, {lanes} lanes");
+                }
+            }
+        }
+    }
+
+    /// Every entry point of `cpu`'s backend under `key` gives what the `aes` crate gives:
+    /// [`every_entry_point`] against [`reference`] and [`reference_rows`].
+    pub(crate) fn matches_the_aes_crate<C: OwnBackend>(
+        cpu: C,
+        key: &[u8],
+        blocks: &[[u8; 16]],
+        absorbed: &[[u8; 16]],
+        rows: (usize, usize),
+    ) -> Result<(), TestCaseError> {
+        let keys = cpu.expand(key).expect("a valid key length");
+        let expected = reference(key, blocks);
+        let expected_rows = reference_rows(key, blocks, absorbed, rows);
+        let out = every_entry_point(&keys, blocks, absorbed, rows);
+        prop_assert_eq!(&out.one, &expected);
+        prop_assert_eq!(&out.par, &expected);
+        prop_assert_eq!(&out.tails, &expected);
+        prop_assert_eq!(&out.rows, &expected_rows);
+        prop_assert_eq!(&out.seen, &expected_rows);
+        Ok(())
     }
 
     #[test]

@@ -1024,6 +1024,9 @@ fn permute_words(v: __m256i, order: [i32; CHUNK]) -> __m256i {
 #[derive(Clone, Copy)]
 struct NarrowLayout {
     value_mask: __m256i,
+    /// The lowest value bit, less one: keys whose value bits tie are at most this far apart.
+    tie_gap: __m256i,
+    index_mask: __m256i,
     /// True when a key holds its whole value, so key order is pair order.
     exact: bool,
 }
@@ -1033,8 +1036,11 @@ impl NarrowLayout {
     #[target_feature(enable = "avx2")]
     fn new(layout: &KeyLayout) -> Self {
         let (value_mask, exact) = layout.narrow();
+        let low_bit = value_mask & value_mask.wrapping_neg();
         NarrowLayout {
             value_mask: _mm256_set1_epi32(value_mask as i32),
+            tie_gap: _mm256_set1_epi32(low_bit.wrapping_sub(1) as i32),
+            index_mask: _mm256_set1_epi32(layout.index_mask() as i32),
             exact,
         }
     }
@@ -1065,6 +1071,42 @@ impl NarrowLayout {
         }
         let alone = _mm256_cmpeq_epi32(permute_words(same, NARROW_WORDS), _mm256_set1_epi32(1));
         !_mm256_movemask_ps(_mm256_castsi256_ps(alone)) as u32 & 0xff
+    }
+
+    /// [`Self::ties`] of `keys` sorted, for any key of the lane (bit `l` for lane `l`): keys
+    /// whose value bits tie lie side by side, at most `tie_gap` apart. A gap that small between
+    /// values that differ flags the lane too, which only costs it the pick from whole values.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn sorted_ties(&self, keys: &[__m256i]) -> u32 {
+        if self.exact {
+            return 0;
+        }
+        let mut gap = _mm256_set1_epi32(-1);
+        for pair in keys.windows(2) {
+            gap = _mm256_min_epu32(gap, _mm256_sub_epi32(pair[1], pair[0]));
+        }
+        let near = _mm256_cmpeq_epi32(_mm256_min_epu32(gap, self.tie_gap), gap);
+        let near = permute_words(near, NARROW_WORDS);
+        _mm256_movemask_ps(_mm256_castsi256_ps(near)) as u32
+    }
+
+    /// Stores `words` (in the order [`NARROW_LANES`]) as the lanes' digits if no lane is in
+    /// `ties`, and says whether it did.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn digits_untied(&self, words: __m256i, ties: u32, digits: &mut [u32; CHUNK]) -> bool {
+        if ties != 0 {
+            return false;
+        }
+        // SAFETY: `digits` is 32 writable bytes; the store is unaligned.
+        unsafe {
+            _mm256_storeu_si256(
+                digits.as_mut_ptr().cast(),
+                permute_words(words, NARROW_WORDS),
+            )
+        };
+        true
     }
 }
 
@@ -1183,7 +1225,11 @@ fn narrow_chunk<const N: usize, const FORWARD: bool>(
             let here = _mm256_cmpeq_epi32(x, _mm256_set1_epi32(rank as i32));
             found = _mm256_blendv_epi8(found, key, here);
         }
-        let ties = narrow.ties(&keys[..N], found);
+        let ties = narrow.sorted_ties(&keys[..N]);
+        let index = _mm256_and_si256(found, narrow.index_mask);
+        if narrow.digits_untied(index, ties, digits) {
+            return;
+        }
         let found = words_of(permute_words(found, NARROW_WORDS)).map(u64::from);
         found_digits(
             blocks,
@@ -1206,6 +1252,9 @@ fn narrow_chunk<const N: usize, const FORWARD: bool>(
             up_to = _mm256_sub_epi32(up_to, at_most);
         }
         let ties = narrow.ties(&keys[..N], pivot);
+        if narrow.digits_untied(up_to, ties, digits) {
+            return;
+        }
         let below = words_of(permute_words(up_to, NARROW_WORDS));
         counted_digits(blocks, first, (&below, ties), digits);
     }

@@ -491,7 +491,8 @@ fn narrow_lead(blocks: &Blocks<'_>, first: usize, k: usize) -> __m512i {
 /// [`inverse_avx512`]), but with 32-bit keys, sixteen lanes to a vector (as AVX2's fast passes
 /// keep eight): a value's 32 leading bits (fewer if `b < 4`) with its index in the low bits. A
 /// tie of those fewer bits (about 2⁻²⁵ a lane and step at radix 10) is settled by a compare in
-/// full, a branch on the keys. Lanes past the last sixteen run the 64-bit passes.
+/// full, a branch on the keys (π takes a tie of any two keys for one); sixteen lanes without
+/// one store their digits as a vector. Lanes past the last sixteen run the 64-bit passes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn select_narrow<const N: usize, const FORWARD: bool>(
     blocks: &Blocks<'_>,
@@ -501,10 +502,12 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
     debug_assert_eq!(N, blocks.layout.n as usize);
     let layout = &blocks.layout;
     let (value_mask, exact) = layout.narrow();
+    let value_low_bit = _mm512_set1_epi32((value_mask & value_mask.wrapping_neg()) as i32);
     let value_mask = _mm512_set1_epi32(value_mask as i32);
     // The high words of both vectors' eight keys, in lane order.
     let high_words = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-    let one = _mm512_set1_epi32(1);
+    let (one, all_ones) = (_mm512_set1_epi32(1), _mm512_set1_epi32(-1));
+    let index_mask = _mm512_set1_epi32(layout.index_mask() as i32);
     let rows = &mut work.rows()[..N];
     let full = blocks.lanes / NARROW_LANES * NARROW_LANES;
     let (whole, rest) = digits[..blocks.lanes].split_at_mut(full);
@@ -533,48 +536,56 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
         }
         // SAFETY: `digits` is 64 readable bytes; the load is unaligned.
         let x = unsafe { _mm512_loadu_si512(digits.as_ptr().cast()) };
-        let ties = |keys: &[__m512i], found: __m512i| {
-            if exact {
-                return 0;
-            }
-            let mut same = _mm512_setzero_si512();
-            for &key in keys {
-                let differ = _mm512_and_si512(_mm512_xor_si512(key, found), value_mask);
-                let equal = _mm512_testn_epi32_mask(differ, differ);
-                same = _mm512_mask_add_epi32(same, equal, same, one);
-            }
-            _mm512_cmpneq_epi32_mask(same, one)
-        };
         let mut words = [0u32; NARROW_LANES];
-        let tied = if FORWARD {
+        // Each lane's key found (π) or count of keys below (π⁻¹), its digit if no lane tied,
+        // and the lanes that tied.
+        let (found, untied, tied) = if FORWARD {
             sort16!(&mut keys, below N, |a, b| (
                 _mm512_min_epu32(a, b),
                 _mm512_max_epu32(a, b)
             ));
-            let mut found = _mm512_setzero_si512();
-            for (rank, &key) in keys[..N].iter().enumerate() {
-                let here = _mm512_cmpeq_epi32_mask(x, _mm512_set1_epi32(rank as i32));
-                found = _mm512_mask_mov_epi32(found, here, key);
-            }
-            // SAFETY: `words` is 64 writable bytes; the store is unaligned.
-            unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), found) };
-            ties(&keys[..N], found)
+            let found = pick_narrow::<N>(&keys, x);
+            let tied = if exact {
+                0
+            } else {
+                // Sorted, keys whose value bits tie lie side by side, less than the lowest
+                // value bit apart; a lane with any such gap is picked from whole values
+                // (a gap that small between values that differ only costs that pick).
+                let mut gap = all_ones;
+                for pair in keys[..N].windows(2) {
+                    gap = _mm512_min_epu32(gap, _mm512_sub_epi32(pair[1], pair[0]));
+                }
+                _mm512_cmplt_epu32_mask(gap, value_low_bit)
+            };
+            (found, _mm512_and_si512(found, index_mask), tied)
         } else {
-            let mut pivot = _mm512_setzero_si512();
-            for (k, &key) in keys[..N].iter().enumerate() {
-                let hit = _mm512_cmpeq_epi32_mask(x, _mm512_set1_epi32(k as i32));
-                pivot = _mm512_mask_mov_epi32(pivot, hit, key);
-            }
+            let pivot = pick_narrow::<N>(&keys, x);
             // Keys differ in their index bits: none but the pivot ties it.
             let mut below = _mm512_setzero_si512();
             for &key in &keys[..N] {
                 let less = _mm512_cmplt_epu32_mask(key, pivot);
                 below = _mm512_mask_add_epi32(below, less, below, one);
             }
-            // SAFETY: `words` is 64 writable bytes; the store is unaligned.
-            unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), below) };
-            ties(&keys[..N], pivot)
+            let tied = if exact {
+                0
+            } else {
+                // Whether another key's value bits are the pivot's (it counts itself).
+                let mut same = _mm512_setzero_si512();
+                for &key in &keys[..N] {
+                    let equal = _mm512_testn_epi32_mask(_mm512_xor_si512(key, pivot), value_mask);
+                    same = _mm512_mask_add_epi32(same, equal, same, one);
+                }
+                _mm512_cmpneq_epi32_mask(same, one)
+            };
+            (below, below, tied)
         };
+        if tied == 0 {
+            // SAFETY: `digits` is 64 writable bytes; the store is unaligned.
+            unsafe { _mm512_storeu_si512(digits.as_mut_ptr().cast(), untied) };
+            continue;
+        }
+        // SAFETY: `words` is 64 writable bytes; the store is unaligned.
+        unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), found) };
         for (half, digits) in digits.as_chunks_mut::<CHUNK>().0.iter_mut().enumerate() {
             let words = &words.as_chunks::<CHUNK>().0[half];
             let ties = u32::from(tied >> (half * CHUNK)) & 0xff;
@@ -601,6 +612,26 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
             inverse_chunk::<false>(blocks, first, digits, rows);
         }
     }
+}
+
+/// Each lane's word of `keys[x]`, `x` its word of `at` (below `N`): a tree of blends, one
+/// level a bit of `x`, so that only a test a bit compares into a mask.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn pick_narrow<const N: usize>(keys: &[__m512i; SMALL_RADIX], at: __m512i) -> __m512i {
+    let (mut level, mut len, mut bit) = (*keys, N, 0);
+    while len > 1 {
+        let odd = _mm512_test_epi32_mask(at, _mm512_set1_epi32(1 << bit));
+        for j in 0..len / 2 {
+            level[j] = _mm512_mask_blend_epi32(odd, level[2 * j], level[2 * j + 1]);
+        }
+        // An odd one out goes up as it is: no lane's index reaches a missing partner.
+        if len % 2 == 1 {
+            level[len / 2] = level[len - 1];
+        }
+        (len, bit) = (len.div_ceil(2), bit + 1);
+    }
+    level[0]
 }
 
 /// Fast π up to radix [`SMALL_RADIX`]: [`select_narrow`].

@@ -216,16 +216,16 @@ pub(crate) mod tests {
     /// What each entry point of one of this crate's own backends made of the same blocks.
     struct Outputs {
         /// The blocks one at a time.
-        pub(crate) one: Vec<[u8; 16]>,
+        one: Vec<[u8; 16]>,
         /// In batches of the backend's parallel blocks, the rest as a tail.
-        pub(crate) par: Vec<[u8; 16]>,
+        par: Vec<[u8; 16]>,
         /// As tails one block shorter than a batch.
-        pub(crate) tails: Vec<[u8; 16]>,
+        tails: Vec<[u8; 16]>,
         /// From the first `lanes` blocks (all of them if fewer), the CBC-MACs of the whole rows
         /// of `absorbed`, then `rows` rows of chained blocks.
-        pub(crate) rows: Vec<[u8; 16]>,
+        rows: Vec<[u8; 16]>,
         /// Those rows as `EachRow` saw each of them.
-        pub(crate) seen: Vec<[u8; 16]>,
+        seen: Vec<[u8; 16]>,
     }
 
     /// Runs `blocks` through every entry point of the backend of `keys`: see [`Outputs`].

@@ -1024,7 +1024,7 @@ fn permute_words(v: __m256i, order: [i32; CHUNK]) -> __m256i {
 #[derive(Clone, Copy)]
 struct NarrowLayout {
     value_mask: __m256i,
-    /// The lowest value bit, less one: keys whose value bits tie are at most this far apart.
+    /// [`KeyLayout::narrow_tie_gap`].
     tie_gap: __m256i,
     index_mask: __m256i,
     /// True when a key holds its whole value, so key order is pair order.
@@ -1036,10 +1036,9 @@ impl NarrowLayout {
     #[target_feature(enable = "avx2")]
     fn new(layout: &KeyLayout) -> Self {
         let (value_mask, exact) = layout.narrow();
-        let low_bit = value_mask & value_mask.wrapping_neg();
         NarrowLayout {
             value_mask: _mm256_set1_epi32(value_mask as i32),
-            tie_gap: _mm256_set1_epi32(low_bit.wrapping_sub(1) as i32),
+            tie_gap: _mm256_set1_epi32(layout.narrow_tie_gap() as i32),
             index_mask: _mm256_set1_epi32(layout.index_mask() as i32),
             exact,
         }
@@ -1073,9 +1072,8 @@ impl NarrowLayout {
         !_mm256_movemask_ps(_mm256_castsi256_ps(alone)) as u32 & 0xff
     }
 
-    /// [`Self::ties`] of `keys` sorted, for any key of the lane (bit `l` for lane `l`): keys
-    /// whose value bits tie lie side by side, at most `tie_gap` apart. A gap that small between
-    /// values that differ flags the lane too, which only costs it the pick from whole values.
+    /// [`Self::ties`] of `keys` sorted, for any two keys of the lane that may tie (bit `l` for
+    /// lane `l`): a gap between neighbours of at most [`KeyLayout::narrow_tie_gap`].
     #[inline]
     #[target_feature(enable = "avx2")]
     fn sorted_ties(&self, keys: &[__m256i]) -> u32 {
@@ -1090,29 +1088,26 @@ impl NarrowLayout {
         let near = permute_words(near, NARROW_WORDS);
         _mm256_movemask_ps(_mm256_castsi256_ps(near)) as u32
     }
+}
 
-    /// Stores `words` (in the order [`NARROW_LANES`]) as the lanes' digits if no lane is in
-    /// `ties`, and says whether it did.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn digits_untied(&self, words: __m256i, ties: u32, digits: &mut [u32; CHUNK]) -> bool {
-        if ties != 0 {
-            return false;
-        }
-        // SAFETY: `digits` is 32 writable bytes; the store is unaligned.
-        unsafe {
-            _mm256_storeu_si256(
-                digits.as_mut_ptr().cast(),
-                permute_words(words, NARROW_WORDS),
-            )
-        };
-        true
+/// Stores `words` (in the order [`NARROW_LANES`]) as the lanes' digits if no lane is in
+/// `ties`, and says whether it did.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store_untied(words: __m256i, ties: u32, digits: &mut [u32; CHUNK]) -> bool {
+    if ties != 0 {
+        return false;
     }
+    let digits_in_order = permute_words(words, NARROW_WORDS);
+    // SAFETY: `digits` is 32 writable bytes; the store is unaligned.
+    unsafe { _mm256_storeu_si256(digits.as_mut_ptr().cast(), digits_in_order) };
+    true
 }
 
 /// π(x) for every lane from its keys sorted, as [`forward_small`] does, with narrow keys
 /// ([`NarrowLayout`]) for every full chunk. A tie of their fewer leading bits (about 2⁻²⁵ a
-/// lane and step at radix 10) is settled by a compare in full, a branch on the keys: the
+/// lane and step at radix 10), or any two keys that may tie ([`KeyLayout::narrow_tie_gap`]:
+/// below 45·2⁻²⁷ at radix 10), is settled by a compare in full, a branch on the keys: the
 /// constant-time selection keeps 64-bit keys.
 #[target_feature(enable = "avx2")]
 fn forward_narrow<const N: usize>(blocks: &Blocks<'_>, work: Work<'_>, digits: &mut [u32]) {
@@ -1227,7 +1222,7 @@ fn narrow_chunk<const N: usize, const FORWARD: bool>(
         }
         let ties = narrow.sorted_ties(&keys[..N]);
         let index = _mm256_and_si256(found, narrow.index_mask);
-        if narrow.digits_untied(index, ties, digits) {
+        if store_untied(index, ties, digits) {
             return;
         }
         let found = words_of(permute_words(found, NARROW_WORDS)).map(u64::from);
@@ -1252,7 +1247,7 @@ fn narrow_chunk<const N: usize, const FORWARD: bool>(
             up_to = _mm256_sub_epi32(up_to, at_most);
         }
         let ties = narrow.ties(&keys[..N], pivot);
-        if narrow.digits_untied(up_to, ties, digits) {
+        if store_untied(up_to, ties, digits) {
             return;
         }
         let below = words_of(permute_words(up_to, NARROW_WORDS));

@@ -491,8 +491,9 @@ fn narrow_lead(blocks: &Blocks<'_>, first: usize, k: usize) -> __m512i {
 /// [`inverse_avx512`]), but with 32-bit keys, sixteen lanes to a vector (as AVX2's fast passes
 /// keep eight): a value's 32 leading bits (fewer if `b < 4`) with its index in the low bits. A
 /// tie of those fewer bits (about 2⁻²⁵ a lane and step at radix 10) is settled by a compare in
-/// full, a branch on the keys (π takes a tie of any two keys for one); sixteen lanes without
-/// one store their digits as a vector. Lanes past the last sixteen run the 64-bit passes.
+/// full, a branch on the keys; π takes any two keys that may tie for one
+/// ([`KeyLayout::narrow_tie_gap`]: below 45·2⁻²⁷ at radix 10). Sixteen lanes without one store
+/// their digits as a vector. Lanes past the last sixteen run the 64-bit passes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn select_narrow<const N: usize, const FORWARD: bool>(
     blocks: &Blocks<'_>,
@@ -502,7 +503,7 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
     debug_assert_eq!(N, blocks.layout.n as usize);
     let layout = &blocks.layout;
     let (value_mask, exact) = layout.narrow();
-    let value_low_bit = _mm512_set1_epi32((value_mask & value_mask.wrapping_neg()) as i32);
+    let tie_gap = _mm512_set1_epi32(layout.narrow_tie_gap() as i32);
     let value_mask = _mm512_set1_epi32(value_mask as i32);
     // The high words of both vectors' eight keys, in lane order.
     let high_words = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
@@ -536,7 +537,6 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
         }
         // SAFETY: `digits` is 64 readable bytes; the load is unaligned.
         let x = unsafe { _mm512_loadu_si512(digits.as_ptr().cast()) };
-        let mut words = [0u32; NARROW_LANES];
         // Each lane's key found (π) or count of keys below (π⁻¹), its digit if no lane tied,
         // and the lanes that tied.
         let (found, untied, tied) = if FORWARD {
@@ -548,14 +548,12 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
             let tied = if exact {
                 0
             } else {
-                // Sorted, keys whose value bits tie lie side by side, less than the lowest
-                // value bit apart; a lane with any such gap is picked from whole values
-                // (a gap that small between values that differ only costs that pick).
+                // Any two neighbours that may tie (`KeyLayout::narrow_tie_gap`).
                 let mut gap = all_ones;
                 for pair in keys[..N].windows(2) {
                     gap = _mm512_min_epu32(gap, _mm512_sub_epi32(pair[1], pair[0]));
                 }
-                _mm512_cmplt_epu32_mask(gap, value_low_bit)
+                _mm512_cmple_epu32_mask(gap, tie_gap)
             };
             (found, _mm512_and_si512(found, index_mask), tied)
         } else {
@@ -584,6 +582,7 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
             unsafe { _mm512_storeu_si512(digits.as_mut_ptr().cast(), untied) };
             continue;
         }
+        let mut words = [0u32; NARROW_LANES];
         // SAFETY: `words` is 64 writable bytes; the store is unaligned.
         unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), found) };
         for (half, digits) in digits.as_chunks_mut::<CHUNK>().0.iter_mut().enumerate() {

@@ -166,6 +166,17 @@ impl KeyLayout {
         (value_mask, bits <= u32::BITS as usize)
     }
 
+    /// The most two 32-bit keys ([`KeyLayout::narrow`]) whose value bits tie can differ: their
+    /// lowest value bit, less one. Sorted, keys that tie lie side by side, so a lane whose
+    /// least gap between neighbours is no more than this may hold a tie (or two values that
+    /// differ only in that bit, which a compare in full settles alike).
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    pub(super) fn narrow_tie_gap(&self) -> u32 {
+        let value_mask = self.narrow().0;
+        (value_mask & value_mask.wrapping_neg()).wrapping_sub(1)
+    }
+
     /// Keystream bytes per value.
     #[inline(always)]
     pub fn bytes_per_value(&self) -> usize {

@@ -22,7 +22,7 @@ use crate::aes_backend::lockstep::{
     EachRow, LockstepBackend, LockstepClosure, OnAnyBackend, xor_blocks,
 };
 use crate::domain::{CACHE_LINE, Domain, Layout};
-use crate::select::group::{self, Blocks, MadeKeys, Planes, Work};
+use crate::select::group::{self, Blocks, MadeKeys, Middles, Planes, Work};
 use crate::select::{
     self, Arrivals, ConstantTimeGroup, Histogram, Kept, Kernel, KeyLayout, Selection, Slotted,
 };
@@ -606,6 +606,10 @@ impl<B: LockstepBackend> Group<'_, B> {
                 false => None,
             }
             .filter(|_| room(Planes::words(n, lanes)));
+            // And for constant-time π, the next four octets of every key beside them.
+            let middles = planes
+                .and_then(|_| self.layout.kernel.middles(forward))
+                .filter(|_| room(Planes::words(n, lanes) + Middles::words(n, lanes)));
             let made = match whole && group::made_in_loop(&keyed) && planes.is_none() {
                 true => self.layout.kernel.made_keys(forward),
                 false => None,
@@ -613,7 +617,9 @@ impl<B: LockstepBackend> Group<'_, B> {
             .filter(|_| room(n as usize * lanes));
             let (made_keys, work_keys) = self.keys.split_at_mut(match (made, planes) {
                 (Some(_), _) => n as usize * lanes,
-                (None, Some(_)) => Planes::words(n, lanes),
+                (None, Some(_)) => {
+                    Planes::words(n, lanes) + middles.map_or(0, |_| Middles::words(n, lanes))
+                }
                 (None, None) => 0,
             });
             if lanes == B::ParBlocksSize::USIZE && planes.is_none() && lanes <= REGISTER_LANES {
@@ -636,6 +642,7 @@ impl<B: LockstepBackend> Group<'_, B> {
                 let each = MadeFromRows {
                     layout: &keyed,
                     planes,
+                    middles,
                     made,
                     words: made_keys,
                 };
@@ -645,7 +652,13 @@ impl<B: LockstepBackend> Group<'_, B> {
             let blocks = Blocks::new(&self.keystream[..(blocks + 1) * row_bytes], lanes, keyed);
             let blocks = match (made, planes) {
                 (Some(_), _) => blocks.with_keys(made_keys),
-                (None, Some(_)) => blocks.with_planes(made_keys),
+                (None, Some(_)) => {
+                    let (octets, after) = made_keys.split_at(Planes::words(n, lanes));
+                    match middles {
+                        Some(_) => blocks.with_planes(octets).with_middles(after),
+                        None => blocks.with_planes(octets),
+                    }
+                }
                 (None, None) => blocks,
             };
             let work = Work::new(work_keys, n);
@@ -844,6 +857,8 @@ const REGISTER_LANES: usize = 16;
 struct MadeFromRows<'a> {
     layout: &'a KeyLayout,
     planes: Option<Planes>,
+    /// Made after the planes, if they are.
+    middles: Option<Middles>,
     made: Option<MadeKeys>,
     /// Where they go.
     words: &'a mut [u64],
@@ -854,7 +869,11 @@ impl EachRow for MadeFromRows<'_> {
     fn row(&mut self, j: usize, row: &[AesBlock]) {
         let (row, _) = Array::slice_as_flattened(row).as_chunks::<16>();
         if let Some(planes) = self.planes {
-            planes.make(self.layout, j, row, self.words);
+            let (octets, after) = self
+                .words
+                .split_at_mut(Planes::words(self.layout.n, row.len()));
+            let middles = self.middles.map(|middles| (middles, after));
+            planes.make(self.layout, j, row, octets, middles);
         } else if let Some(made) = self.made {
             made.make(self.layout, j, row, self.words);
         }

@@ -1,8 +1,9 @@
 //! The group kernel's passes in AVX-512 intrinsics (with `avx2`, `sse2` and `neon`, the files of
 //! the crate with `unsafe`): π⁻¹, both directions up to radix 16 (32-bit keys sixteen lanes to a
 //! vector, [`select_narrow`]), constant-time π there and π⁻¹ (64-bit keys, eight lanes), the
-//! ranking after constant-time π's search over planes, and with VBMI the making of planes; and
-//! one message's constant-time π after its chain ([`pick_one`]).
+//! ranking after constant-time π's search over planes, and with VBMI the making of planes (and
+//! of the middles that ranking reads); and one message's constant-time π after its chain
+//! ([`pick_one`]).
 
 use core::arch::x86_64::*;
 
@@ -116,7 +117,23 @@ impl Vbmi {
         unsafe { make_row_keys(layout, k, row, keys) }
     }
 
-    /// [`make_planes`] of value `k`'s octets that `place` says block row `row` holds.
+    /// [`make_middles`] of value `k`, whose octet 2 lies at byte `at` of block row `row`'s
+    /// blocks (from -3 on: the octets that lie in the row).
+    #[inline(always)]
+    pub(super) fn make_middles(
+        self,
+        row: &[[u8; 16]],
+        k: usize,
+        n: usize,
+        at: isize,
+        middles: &mut [u64],
+    ) {
+        // SAFETY: as for `make_planes`.
+        unsafe { make_middles(row, k, n, at, middles) }
+    }
+
+    /// [`make_planes`] of value `k`'s octets that `place` says block row `row` holds, and its
+    /// middles if asked (all of them in the row).
     #[inline(always)]
     pub(super) fn make_planes(
         self,
@@ -125,9 +142,10 @@ impl Vbmi {
         n: usize,
         place: OctetsAt,
         planes: &mut [u64],
+        middles: Option<&mut [u64]>,
     ) {
         // SAFETY: `self` exists only where the CPU has the features `make_planes` is built with.
-        unsafe { make_planes(row, k, n, place, planes) }
+        unsafe { make_planes(row, k, n, place, planes, middles) }
     }
 }
 
@@ -135,16 +153,27 @@ impl Vbmi {
 /// `k` that `place` says block row `row` holds; [`PLANE_LANES`] lanes a vector in
 /// [`plane_lane`] order) from fewer instructions. Each 32 lanes' two octets are picked from
 /// pairs of vectors (eight blocks), the pairs' picks blended into one vector, and that put in
-/// plane order.
+/// plane order. The same picks take octets 2 to 5 as well, which go to `middles` if given
+/// ([`make_middles`]' layout; octets 0 to 5 must then lie in the row).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn make_planes(row: &[[u8; 16]], k: usize, n: usize, place: OctetsAt, planes: &mut [u64]) {
+fn make_planes(
+    row: &[[u8; 16]],
+    k: usize,
+    n: usize,
+    place: OctetsAt,
+    planes: &mut [u64],
+    mut middles: Option<&mut [u64]>,
+) {
     debug_assert!(place.at < 15);
-    // Bytes `at` and `at + 1` of the eight blocks of two vectors, block by block, in every
-    // 128-bit lane; then the first of the lanes in plane order and the second, from the picks of
-    // pair t in lane t.
-    const PAIRS: [u8; 64] = table(false);
-    const OCTETS: [u8; 64] = table(true);
-    let pairs = _mm512_add_epi8(load_bytes(&PAIRS), _mm512_set1_epi8(place.at as i8));
+    debug_assert!(middles.is_none() || place.at + 6 <= 16 && place.plane(0) == Some(0));
+    // Bytes `at` and `at + 1` of the eight blocks of two vectors, block by block, in two
+    // 128-bit lanes (the pair's own, t, among them), and their octets 2 to 5 in the other two;
+    // then the first of the lanes in plane order and the second, from the picks of pair t in
+    // lane t.
+    const PAIRS: [[u8; 64]; 2] = [table(false, 2), table(false, 0)];
+    const OCTETS: [u8; 64] = table(true, 0);
+    let at = _mm512_set1_epi8(place.at as i8);
+    let pairs = PAIRS.map(|pairs| _mm512_add_epi8(load_bytes(&pairs), at));
     let octets = load_bytes(&OCTETS);
     let sign = _mm512_set1_epi8(i8::MIN);
     let (rows, _) = planes.as_chunks_mut::<4>();
@@ -153,7 +182,7 @@ fn make_planes(row: &[[u8; 16]], k: usize, n: usize, place: OctetsAt, planes: &m
         let (vectors, _) = blocks.as_flattened().as_chunks::<64>();
         let picks: [__m512i; 4] = core::array::from_fn(|t| {
             let (one, two) = (load_bytes(&vectors[2 * t]), load_bytes(&vectors[2 * t + 1]));
-            _mm512_permutex2var_epi8(one, pairs, two)
+            _mm512_permutex2var_epi8(one, pairs[t / 2], two)
         });
         let low = _mm512_mask_blend_epi64(0x0c, picks[0], picks[1]);
         let high = _mm512_mask_blend_epi64(0xc0, picks[2], picks[3]);
@@ -171,6 +200,81 @@ fn make_planes(row: &[[u8; 16]], k: usize, n: usize, place: OctetsAt, planes: &m
             };
             // SAFETY: a row of planes is 32 writable bytes; the store is unaligned.
             unsafe { _mm256_storeu_si256(rows[(2 * c + o) * n + k].as_mut_ptr().cast(), octet) }
+        }
+        if let Some(middles) = middles.as_deref_mut() {
+            let (values, _) = middles.as_chunks_mut::<16>();
+            let (out, _) = values[c * n + k].as_chunks_mut::<CHUNK>();
+            // Lanes 2 and 3 of pairs 0 and 1, lanes 0 and 1 of pairs 2 and 3.
+            let halves = [
+                _mm512_shuffle_i64x2::<0xee>(picks[0], picks[1]),
+                _mm512_shuffle_i64x2::<0x44>(picks[2], picks[3]),
+            ];
+            for (out, half) in out.iter_mut().zip(halves) {
+                store(out, half);
+            }
+        }
+    }
+}
+
+/// The indices of [`make_planes`]' permutes: picking pairs (and from 128-bit lane `middles` on,
+/// the two after them of [`make_middles`]), else putting them in plane order.
+const fn table(octets: bool, middles: usize) -> [u8; 64] {
+    let mut table = [0; 64];
+    let mut i = 0;
+    while i < 64 {
+        let index = if octets {
+            let lane = plane_lane(i % PLANE_LANES);
+            16 * (lane / 8) + 2 * (lane % 8) + i / PLANE_LANES
+        } else if i / 16 == middles || i / 16 == middles + 1 {
+            let i = i - 16 * middles;
+            16 * ORDER[i / 4] + 2 + 3 - i % 4
+        } else {
+            16 * (i % 16 / 2) + i % 2
+        };
+        table[i] = index as u8;
+        i += 1;
+    }
+    table
+}
+
+/// Word `w` of chunk `q`'s vectors holds lane `8q + ORDER[w]`: its even lanes, then its odd
+/// ones, as the planes' bits come (see [`plane_lane`]).
+const ORDER: [usize; CHUNK] = [0, 2, 4, 6, 1, 3, 5, 7];
+
+/// The [`CHUNK`]s of a plane chunk.
+const CHUNKS: usize = PLANE_LANES / CHUNK;
+
+/// Octets 2 to 5 of value `k` that block row `row` holds (octet 2 at byte `at` of each block,
+/// `at` from -3 to 15), into the [`Middles`](super::group::Middles) of every 32 lanes: each
+/// chunk's picked from a pair of vectors (eight blocks) as four big-endian bytes a lane in
+/// [`ORDER`], two chunks' picks put into one vector, and only the octets that lie in the row
+/// stored.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn make_middles(row: &[[u8; 16]], k: usize, n: usize, at: isize, middles: &mut [u64]) {
+    debug_assert!((-3..16).contains(&at));
+    // Its first 32 bytes pick octets 2 to 5 as `make_planes`' do, from the value's start.
+    const PICKS: [u8; 64] = table(false, 0);
+    let picks = _mm512_add_epi8(load_bytes(&PICKS), _mm512_set1_epi8((at - 2) as i8));
+    // The bytes whose octet lies in the row: octet 2 + m at byte at + m.
+    let kept = (0..4)
+        .filter(|&m| (0..16).contains(&(at + m)))
+        .fold(0u64, |kept, m| kept | 0x1111_1111_1111_1111 << (3 - m));
+    let (values, _) = middles.as_chunks_mut::<16>();
+    let (chunks, _) = row.as_chunks::<PLANE_LANES>();
+    for (c, blocks) in chunks.iter().enumerate() {
+        let (vectors, _) = blocks.as_flattened().as_chunks::<64>();
+        let pick = |q: usize| {
+            let (one, two) = (load_bytes(&vectors[2 * q]), load_bytes(&vectors[2 * q + 1]));
+            _mm512_castsi512_si256(_mm512_permutex2var_epi8(one, picks, two))
+        };
+        let halves = [
+            _mm512_inserti64x4::<1>(_mm512_castsi256_si512(pick(0)), pick(1)),
+            _mm512_inserti64x4::<1>(_mm512_castsi256_si512(pick(2)), pick(3)),
+        ];
+        let (out, _) = values[c * n + k].as_chunks_mut::<CHUNK>();
+        for (out, half) in out.iter_mut().zip(halves) {
+            // SAFETY: `out` is 64 writable bytes; the store is unaligned.
+            unsafe { _mm512_mask_storeu_epi8(out.as_mut_ptr().cast(), kept, half) }
         }
     }
 }
@@ -203,30 +307,6 @@ fn make_row_keys(layout: &KeyLayout, k: usize, row: &[[u8; 16]], keys: &mut [u64
     }
 }
 
-/// The indices of [`make_planes`]' permutes: picking pairs, else putting them in plane order.
-const fn table(octets: bool) -> [u8; 64] {
-    let mut table = [0; 64];
-    let mut i = 0;
-    while i < 64 {
-        let index = if octets {
-            let lane = plane_lane(i % PLANE_LANES);
-            16 * (lane / 8) + 2 * (lane % 8) + i / PLANE_LANES
-        } else {
-            16 * (i % 16 / 2) + i % 2
-        };
-        table[i] = index as u8;
-        i += 1;
-    }
-    table
-}
-
-/// Word `w` of chunk `q`'s vectors holds lane `8q + ORDER[w]`: its even lanes, then its odd
-/// ones, as the planes' bits come (see [`plane_lane`]).
-const ORDER: [usize; CHUNK] = [0, 2, 4, 6, 1, 3, 5, 7];
-
-/// The [`CHUNK`]s of a plane chunk.
-const CHUNKS: usize = PLANE_LANES / CHUNK;
-
 /// AVX2's `rank_planes` eight lanes to a vector instead of four: for the [`PLANE_LANES`] lanes
 /// from `first` on, each chunk's key that [`Gathered`] describes and the lanes where another of
 /// the keys that share its two octets ties its leading bits ([`kept_words`]).
@@ -238,6 +318,11 @@ fn rank_planes<const S: usize>(
     lanes: &[Gathered; PLANE_LANES],
 ) -> [([u64; CHUNK], u32); PLANE_LANES / CHUNK] {
     let layout = &blocks.layout;
+    if let Some(middles) = blocks.middles {
+        let n = layout.n as usize;
+        let (values, _) = middles.as_chunks::<16>();
+        return rank_middles::<S>(&values[first / PLANE_LANES * n..][..n], hits, lanes);
+    }
     let kept = match layout.bytes_per_value() % 16 {
         0 => kept_words::<S, true>(blocks, first, hits),
         _ => kept_words::<S, false>(blocks, first, hits),
@@ -255,6 +340,108 @@ fn rank_planes<const S: usize>(
         }
         (keys, ties)
     })
+}
+
+/// [`rank_planes`] from the [`Middles`](super::group::Middles) of a plane chunk's `n` values:
+/// the keys that share a lane's two octets ranked by their next four, sixteen lanes to a vector.
+/// A lane is marked tied where another of them shares those of the key found, which the
+/// search's keys would not always (octets 6 on): that happens with probability below n·2^-48 a
+/// lane and step. The keys found hold only their index.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn rank_middles<const S: usize>(
+    values: &[[u64; 16]],
+    hits: &[u32],
+    lanes: &[Gathered; PLANE_LANES],
+) -> [([u64; CHUNK], u32); CHUNKS] {
+    let (kept, indices) = kept_middles::<S>(values, hits);
+    let (zero, one) = (_mm512_setzero_si512(), _mm512_set1_epi32(1));
+    // Of each lane of chunks 2h and 2h + 1, in [`ORDER`].
+    let of = |h: usize, byte: fn(&Gathered) -> u8| {
+        let words: [u32; 16] = core::array::from_fn(|i| {
+            u32::from(byte(&lanes[(2 * h + i / CHUNK) * CHUNK + ORDER[i % CHUNK]]))
+        });
+        // SAFETY: `words` is 64 readable bytes; the load is unaligned.
+        unsafe { _mm512_loadu_si512(words.as_ptr().cast()) }
+    };
+    // Bit 8q + w: the lane of chunk q at ORDER[w], as `hits` marks them.
+    let (mut chosen, mut tied) = ([0u32; S], 0u32);
+    for (h, keys) in kept.iter().enumerate() {
+        let (rank, count) = (of(h, |lane| lane.rank), of(h, |lane| lane.count));
+        let valid: [__mmask16; S] =
+            core::array::from_fn(|s| _mm512_cmpgt_epu32_mask(count, _mm512_set1_epi32(s as i32)));
+        // Kept keys ordered by their four octets, and where those tie by slot, the later one
+        // lower: slot s starts as if every later kept one lay below it, each compare of a pair
+        // corrects both (an empty slot holds zero, which no key lies below), and each rank
+        // below the count is one slot's.
+        let mut below: [__m512i; S] =
+            core::array::from_fn(|s| _mm512_sub_epi32(count, _mm512_set1_epi32(s as i32 + 1)));
+        for s in 0..S {
+            for t in s + 1..S {
+                let less = _mm512_cmplt_epu32_mask(keys[s], keys[t]);
+                below[s] = _mm512_mask_sub_epi32(below[s], less, below[s], one);
+                below[t] = _mm512_mask_add_epi32(below[t], less, below[t], one);
+            }
+        }
+        let (mut found, mut any) = (zero, 0);
+        for (s, chosen) in chosen.iter_mut().enumerate() {
+            let hit = _mm512_mask_cmpeq_epi32_mask(valid[s], below[s], rank);
+            found = _mm512_mask_mov_epi32(found, hit, keys[s]);
+            any |= hit;
+            *chosen |= u32::from(hit) << (16 * h);
+        }
+        let same = keys.iter().zip(valid).fold(zero, |same, (&key, valid)| {
+            let equal = _mm512_mask_cmpeq_epi32_mask(valid, key, found);
+            _mm512_mask_add_epi32(same, equal, same, one)
+        });
+        tied |= u32::from(_mm512_cmpgt_epu32_mask(same, one) | !any) << (16 * h);
+    }
+    let index = (0..S).fold(_mm256_setzero_si256(), |index, s| {
+        _mm256_mask_mov_epi8(index, chosen[s], indices[s])
+    });
+    let mut bytes = [0u8; PLANE_LANES];
+    // SAFETY: `bytes` is 32 writable bytes; the store is unaligned.
+    unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), index) };
+    core::array::from_fn(|q| {
+        let (mut keys, mut ties) = ([0u64; CHUNK], 0);
+        for (w, &l) in ORDER.iter().enumerate() {
+            keys[l] = u64::from(bytes[q * CHUNK + w]);
+            ties |= (tied >> (q * CHUNK + w) & 1) << l;
+        }
+        (keys, ties)
+    })
+}
+
+/// The four octets after the two that the planes hold of the keys `hits` marks, at most `S` a
+/// lane, for the plane chunk whose [`Middles`](super::group::Middles) are `values`: shifted
+/// into a lane's slots where its bit is set (bit `8q + w` for the lane of chunk q at
+/// `ORDER[w]`, as the middles lie), in two vectors of sixteen lanes; and their indices, the
+/// same way, in one vector of bytes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+fn kept_middles<const S: usize>(
+    values: &[[u64; 16]],
+    hits: &[u32],
+) -> ([[__m512i; S]; 2], [__m256i; S]) {
+    let mut kept = [[_mm512_setzero_si512(); S]; 2];
+    let mut indices = [_mm256_setzero_si256(); S];
+    let (mut index, one) = (_mm256_setzero_si256(), _mm256_set1_epi8(1));
+    for (value, &bits) in values.iter().zip(hits) {
+        let (halves, _) = value.as_chunks::<CHUNK>();
+        for (h, (slots, half)) in kept.iter_mut().zip(halves).enumerate() {
+            let (hit, half) = ((bits >> (16 * h)) as __mmask16, load(half));
+            for s in (1..S).rev() {
+                slots[s] = _mm512_mask_mov_epi32(slots[s], hit, slots[s - 1]);
+            }
+            slots[0] = _mm512_mask_mov_epi32(slots[0], hit, half);
+        }
+        for s in (1..S).rev() {
+            indices[s] = _mm256_mask_mov_epi8(indices[s], bits, indices[s - 1]);
+        }
+        indices[0] = _mm256_mask_mov_epi8(indices[0], bits, index);
+        index = _mm256_add_epi8(index, one);
+    }
+    (kept, indices)
 }
 
 /// The leading words of the keys of each chunk of the plane chunk from lane `first` on (lanes in

@@ -103,6 +103,8 @@ pub(crate) struct Blocks<'a> {
     pub(super) keys: Option<&'a [u64]>,
     /// Every value's two leading octets, if made as the keystream was ([`Planes`]).
     pub(super) planes: Option<&'a [u64]>,
+    /// Every value's octets 2 to 5, if made as the keystream was ([`Middles`]).
+    pub(super) middles: Option<&'a [u64]>,
 }
 
 impl<'a> Blocks<'a> {
@@ -116,6 +118,7 @@ impl<'a> Blocks<'a> {
             layout,
             keys: None,
             planes: None,
+            middles: None,
         }
     }
 
@@ -126,6 +129,17 @@ impl<'a> Blocks<'a> {
         debug_assert!(planes.len() >= Planes::words(self.layout.n, self.lanes));
         Blocks {
             planes: Some(planes),
+            ..self
+        }
+    }
+
+    /// The same keystream with every value's octets 2 to 5 made into `middles` by
+    /// [`Middles::make`], which AVX-512's ranking after the search of the planes then reads.
+    #[inline(always)]
+    pub fn with_middles(self, middles: &'a [u64]) -> Self {
+        debug_assert!(middles.len() >= Middles::words(self.layout.n, self.lanes));
+        Blocks {
+            middles: Some(middles),
             ..self
         }
     }
@@ -381,22 +395,44 @@ impl Planes {
     /// Makes what block row `j` (one block a lane, `row.len()` a multiple of [`PLANE_LANES`])
     /// holds of the planes: the octets of the value that starts in it, if one does, and the
     /// second octet of a value that started on the row before's last byte; for steps
-    /// [`planes_in_loop`].
+    /// [`planes_in_loop`]. And if `middles` asks, what it holds of those ([`Middles::make`]):
+    /// for a value whose six leading octets all lie in the row, from the same byte permutes.
     #[inline(always)]
-    pub(crate) fn make(self, layout: &KeyLayout, j: usize, row: &[[u8; 16]], planes: &mut [u64]) {
+    pub(crate) fn make(
+        self,
+        layout: &KeyLayout,
+        j: usize,
+        row: &[[u8; 16]],
+        planes: &mut [u64],
+        mut middles: Option<(Middles, &mut [u64])>,
+    ) {
         let (b, n) = (layout.bytes_per_value(), layout.n as usize);
         // Value k starts at byte k·b of the lane's keystream, octet 0 of its planes.
         let start = (16 * j).div_ceil(b);
         let at = start * b - 16 * j;
+        let whole = (at + 6 <= 16 && start < n).then_some(start);
         if at < 16 && start < n {
-            self.make_octets(row, start, n, OctetsAt::starting(at), planes);
+            let beside = middles.as_mut().filter(|_| whole.is_some());
+            let beside = beside.map(|(_, words)| &mut **words);
+            self.make_octets(row, start, n, OctetsAt::starting(at), planes, beside);
         }
         if j > 0 && (16 * j - 1).is_multiple_of(b) && (16 * j - 1) / b < n {
-            self.make_octets(row, (16 * j - 1) / b, n, OctetsAt::SECOND_FIRST, planes);
+            self.make_octets(
+                row,
+                (16 * j - 1) / b,
+                n,
+                OctetsAt::SECOND_FIRST,
+                planes,
+                None,
+            );
+        }
+        if let Some((maker, words)) = middles {
+            maker.make(layout, j, row, words, whole);
         }
     }
 
-    /// The planes of value `k` that `place` says `row` holds.
+    /// The planes of value `k` that `place` says `row` holds, and its [`Middles`] into
+    /// `middles` if given (only where VBMI makes them, and all of them lie in the row).
     #[inline(always)]
     fn make_octets(
         self,
@@ -405,14 +441,75 @@ impl Planes {
         n: usize,
         place: OctetsAt,
         planes: &mut [u64],
+        middles: Option<&mut [u64]>,
     ) {
         #[cfg(target_arch = "x86_64")]
         match self.0 {
-            LoopIsa::Vbmi(vbmi) => vbmi.make_planes(row, k, n, place, planes),
-            LoopIsa::Avx2(avx2) => avx2.make_planes(row, k, n, place, planes),
+            LoopIsa::Vbmi(vbmi) => vbmi.make_planes(row, k, n, place, planes, middles),
+            LoopIsa::Avx2(avx2) => {
+                debug_assert!(middles.is_none());
+                avx2.make_planes(row, k, n, place, planes)
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        match (self.0, row, planes, k, n, place) {}
+        match (self.0, row, planes, k, n, place, middles) {}
+    }
+}
+
+/// Proof that constant-time π ranks the keys that share two octets by their next four octets,
+/// which the AES loop makes from the blocks it writes (`Kernel::middles`), beside the
+/// [`Planes`], and what makes them: octets 2 to 5 of value `k` as a big-endian `u32`, for the
+/// lanes from `32c` on at `u32` `32·(c·n + k) + 8q + w`, lane `32c + 8q + ORDER[w]` (ORDER: 0,
+/// 2, 4, 6, 1, 3, 5, 7, the order of the bits `plane_gather` marks a chunk's lanes by). Read
+/// from there, a value of 32 lanes is two vectors, where the blocks it is picked from are eight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Middles(pub(super) MiddlesIsa);
+
+/// What makes [`Middles`]: AVX-512 VBMI's byte permutes.
+#[cfg(target_arch = "x86_64")]
+pub(super) type MiddlesIsa = super::avx512::Vbmi;
+#[cfg(not(target_arch = "x86_64"))]
+pub(super) type MiddlesIsa = core::convert::Infallible;
+
+impl Middles {
+    /// Words of the middles of radix `n` and `lanes` lanes: four bytes a key.
+    pub(crate) fn words(n: u32, lanes: usize) -> usize {
+        n as usize * lanes / 2
+    }
+
+    /// Makes what block row `j` (one block a lane, `row.len()` a multiple of [`PLANE_LANES`])
+    /// holds of the middles: octets 2 to 5 of the values (at most two, as `bytes_per_value` is
+    /// at least 16) that have any of them in it, but value `made`, whose middles
+    /// [`Planes::make`] made already; for steps [`planes_in_loop`].
+    #[inline(always)]
+    pub(crate) fn make(
+        self,
+        layout: &KeyLayout,
+        j: usize,
+        row: &[[u8; 16]],
+        middles: &mut [u64],
+        made: Option<usize>,
+    ) {
+        let (b, n) = (layout.bytes_per_value(), layout.n as usize);
+        // Octets 2 to 5 of value k are bytes kb + 2 to kb + 5 of the lane's keystream; the
+        // row's are 16j to 16j + 15.
+        let first = (16 * j).saturating_sub(5).div_ceil(b);
+        let last = ((16 * j + 13) / b).min(n.saturating_sub(1));
+        for k in (first..=last).filter(|&k| Some(k) != made) {
+            // Where octet 2 lies in the row's blocks: from byte -3 (octet 5 the row's first
+            // byte) to 15.
+            let at = (k * b + 2) as isize - 16 * j as isize;
+            self.make_value(row, k, n, at, middles);
+        }
+    }
+
+    /// The middles of value `k`, whose octet 2 lies at byte `at` of the row's blocks.
+    #[inline(always)]
+    fn make_value(self, row: &[[u8; 16]], k: usize, n: usize, at: isize, middles: &mut [u64]) {
+        #[cfg(target_arch = "x86_64")]
+        self.0.make_middles(row, k, n, at, middles);
+        #[cfg(not(target_arch = "x86_64"))]
+        match (self.0, row, k, n, at, middles) {}
     }
 }
 

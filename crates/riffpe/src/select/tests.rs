@@ -373,6 +373,16 @@ mod group {
         Not,
         Keys,
         Planes,
+        /// And octets 2 to 5 beside the planes.
+        Middles,
+    }
+
+    /// What makes [`Middles`] on this CPU, if it has VBMI.
+    fn middles_isa() -> Option<Middles> {
+        #[cfg(target_arch = "x86_64")]
+        return crate::select::avx512::Vbmi::detect().map(Middles);
+        #[cfg(not(target_arch = "x86_64"))]
+        None
     }
 
     /// What makes [`Planes`] on this CPU, if it has AVX2.
@@ -403,20 +413,31 @@ mod group {
                 && (SMALL_RADIX + 1..=MAX_RADIX as usize).contains(n)
         });
         let mut octets = std::vec![0u64; Planes::words(*n as u32, *lanes)];
+        // Made again with their middles where VBMI runs, which must leave the planes the same.
+        let middles = middles_isa().filter(|_| planes.is_some());
+        let mut beside = octets.clone();
+        let mut mids = std::vec![0u64; Middles::words(*n as u32, *lanes)];
         for (j, row) in rows.chunks_exact(*lanes).enumerate() {
             if let Some(planes) = planes
                 && j < (*n * *b).div_ceil(16)
             {
-                planes.make(&layout, j, row, &mut octets);
+                planes.make(&layout, j, row, &mut octets, None);
+                if let Some(middles) = middles {
+                    planes.make(&layout, j, row, &mut beside, Some((middles, &mut mids)));
+                }
             }
         }
+        if middles.is_some() {
+            prop_assert_eq!(&beside, &octets);
+        }
         let mut keys = std::vec![0u64; Work::words(*n as u32)];
-        let made_where = [Made::Not, Made::Keys, Made::Planes]
+        let made_where = [Made::Not, Made::Keys, Made::Planes, Made::Middles]
             .into_iter()
             .filter(|m| match m {
                 Made::Not => true,
                 Made::Keys => made_in_loop(&layout),
                 Made::Planes => planes.is_some(),
+                Made::Middles => middles.is_some(),
             });
         for (with_made, &(name, select, forward)) in
             made_where.flat_map(|m| paths.iter().map(move |p| (m, p)))
@@ -424,6 +445,9 @@ mod group {
             let blocks = match with_made {
                 Made::Keys => Blocks::new(bytes, *lanes, layout).with_keys(&made),
                 Made::Planes => Blocks::new(bytes, *lanes, layout).with_planes(&octets),
+                Made::Middles => Blocks::new(bytes, *lanes, layout)
+                    .with_planes(&octets)
+                    .with_middles(&mids),
                 Made::Not => Blocks::new(bytes, *lanes, layout),
             };
             // As the engine calls them: one digit per lane at the front of a column of
@@ -844,21 +868,38 @@ mod group {
         };
         let layout = KeyLayout::new(*n as u32, *b);
         let mut octets = std::vec![0u64; Planes::words(*n as u32, *lanes)];
+        let mut mids = std::vec![0u64; Middles::words(*n as u32, *lanes)];
+        let middles = middles_isa();
         let (rows, _) = bytes.as_chunks::<16>();
         for (j, row) in rows
             .chunks_exact(*lanes)
             .take((*n * *b).div_ceil(16))
             .enumerate()
         {
-            Planes(LoopIsa::detect(avx2)).make(&layout, j, row, &mut octets);
+            let beside = middles.map(|middles| (middles, &mut mids[..]));
+            Planes(LoopIsa::detect(avx2)).make(&layout, j, row, &mut octets, beside);
         }
-        let blocks = Blocks::new(bytes, *lanes, layout).with_planes(&octets);
+        let planes = Blocks::new(bytes, *lanes, layout).with_planes(&octets);
+        let with_middles = Blocks::new(bytes, *lanes, layout)
+            .with_planes(&octets)
+            .with_middles(&mids);
         let mut keys = std::vec![0u64; Work::words(*n as u32)];
-        let wides = [crate::select::avx512::Avx512::detect(), None];
-        for (c, wide) in (0..lanes / PLANE_LANES).flat_map(|c| wides.map(|w| (c, w))) {
+        let avx512 = crate::select::avx512::Avx512::detect();
+        // AVX-512 ranks from the middles where they are made, else as AVX2 does from the
+        // keystream.
+        let ways = [
+            (avx512, &planes),
+            (None, &planes),
+            (avx512.filter(|_| middles.is_some()), &with_middles),
+        ];
+        for (c, (wide, blocks)) in (0..lanes / PLANE_LANES).flat_map(|c| ways.map(|w| (c, w))) {
+            let by_middles = blocks.middles.is_some();
+            if by_middles && wide.is_none() {
+                continue;
+            }
             let x = digits[c * PLANE_LANES..][..PLANE_LANES].try_into().unwrap();
             let work = Work::new(&mut keys, *n as u32);
-            let ranked = avx2.plane_ranked(&blocks, work, c, x, wide);
+            let ranked = avx2.plane_ranked(blocks, work, c, x, wide);
             for (chunk, ranked) in ranked.iter().enumerate() {
                 let lanes = c * PLANE_LANES + chunk * CHUNK..;
                 let sorted: Vec<Vec<u64>> = lanes
@@ -880,16 +921,26 @@ mod group {
                 for (l, keys) in sorted.iter().enumerate() {
                     let lane = c * PLANE_LANES + chunk * CHUNK + l;
                     let expected = keys[digits[lane] as usize];
-                    let tied = keys
-                        .iter()
-                        .filter(|&&k| layout.same_lead(k, expected))
-                        .count()
-                        > 1;
-                    let at = std::format!("lane {lane}, n {n}, b {b}, AVX-512 {}", wide.is_some());
-                    // AVX-512's ranking also flags a key of all ones that it cannot place (see
-                    // its `rank_kept`), which only a power-of-two radix has.
+                    // From the middles, a tie is one of the six leading octets.
+                    let tie = |k: u64| match by_middles {
+                        true => k >> 16 == expected >> 16,
+                        false => layout.same_lead(k, expected),
+                    };
+                    let tied = keys.iter().filter(|&&k| tie(k)).count() > 1;
+                    let at = std::format!(
+                        "lane {lane}, n {n}, b {b}, AVX-512 {}, middles {by_middles}",
+                        wide.is_some()
+                    );
+                    // AVX-512's ranking from the keystream also flags a key of all ones that it
+                    // cannot place (see its `rank_kept`), which only a power-of-two radix has.
                     let flagged = ties >> l & 1 == 1;
-                    prop_assert!(flagged == tied || flagged && expected == u64::MAX, "{}", at);
+                    let all_ones = expected == u64::MAX && !by_middles;
+                    prop_assert!(flagged == tied || flagged && all_ones, "{}", at);
+                    // The middles' ranking finds only the key's index.
+                    let expected = match by_middles {
+                        true => layout.index(expected) as u64,
+                        false => expected,
+                    };
                     if !flagged {
                         prop_assert_eq!(found[l], expected, "{}", at);
                     }
@@ -1041,13 +1092,35 @@ mod group {
             for isa in LoopIsa::available().into_iter().flatten() {
                 let mut keys = std::vec![0u64; n * lanes];
                 let mut octets = std::vec![0u64; Planes::words(n as u32, lanes)];
+                let mut mids = std::vec![0u64; Middles::words(n as u32, lanes)];
+                let middles = match isa {
+                    LoopIsa::Vbmi(vbmi) => Some(Middles(vbmi)),
+                    LoopIsa::Avx2(_) => None,
+                };
                 for (j, row) in rows.chunks_exact(lanes).enumerate() {
                     if made_in_loop(&layout) {
                         MadeKeys(isa).make(&layout, j, row, &mut keys);
                     }
                     if lanes.is_multiple_of(PLANE_LANES) {
-                        Planes(isa).make(&layout, j, row, &mut octets);
+                        let beside = middles.map(|middles| (middles, &mut mids[..]));
+                        Planes(isa).make(&layout, j, row, &mut octets, beside);
                     }
+                }
+                // Middles: octets 2 to 5 of value k of lane 32c + 8q + ORDER[w], a big-endian
+                // u32, at u32 32(cn + k) + 8q + w.
+                const ORDER: [usize; CHUNK] = [0, 2, 4, 6, 1, 3, 5, 7];
+                for (c, k, i) in (0..lanes / PLANE_LANES).filter(|_| middles.is_some()).flat_map(
+                    |c| (0..n).flat_map(move |k| (0..PLANE_LANES).map(move |i| (c, k, i))),
+                ) {
+                    let lane = c * PLANE_LANES + i / CHUNK * CHUNK + ORDER[i % CHUNK];
+                    let octet = |o: usize| {
+                        let at = k * b + o;
+                        rows[at / 16 * lanes + lane][at % 16]
+                    };
+                    let expected = u32::from_be_bytes([octet(2), octet(3), octet(4), octet(5)]);
+                    let at = 32 * (c * n + k) + i;
+                    let made = (mids[at / 2] >> (32 * (at % 2))) as u32;
+                    prop_assert_eq!(made, expected, "(lane, value) {:?}", (lane, k));
                 }
                 if made_in_loop(&layout) {
                     prop_assert_eq!(&keys, &portable, "{:?}", isa);

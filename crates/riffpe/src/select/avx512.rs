@@ -166,24 +166,15 @@ fn make_planes(
 ) {
     debug_assert!(place.at < 15);
     debug_assert!(middles.is_none() || place.at + 6 <= 16 && place.plane(0) == Some(0));
-    // Bytes `at` and `at + 1` of the eight blocks of two vectors, block by block, in two
-    // 128-bit lanes (the pair's own, t, among them), and their octets 2 to 5 in the other two;
-    // then the first of the lanes in plane order and the second, from the picks of pair t in
-    // lane t.
-    const PAIRS: [[u8; 64]; 2] = [table(false, 2), table(false, 0)];
+    // The first of the lanes in plane order and the second, from the picks of pair t in lane t.
     const OCTETS: [u8; 64] = table(true, 0);
-    let at = _mm512_set1_epi8(place.at as i8);
-    let pairs = PAIRS.map(|pairs| _mm512_add_epi8(load_bytes(&pairs), at));
+    let pairs = pair_picks(place.at as isize);
     let octets = load_bytes(&OCTETS);
     let sign = _mm512_set1_epi8(i8::MIN);
     let (rows, _) = planes.as_chunks_mut::<4>();
     let (chunks, _) = row.as_chunks::<PLANE_LANES>();
     for (c, blocks) in chunks.iter().enumerate() {
-        let (vectors, _) = blocks.as_flattened().as_chunks::<64>();
-        let picks: [__m512i; 4] = core::array::from_fn(|t| {
-            let (one, two) = (load_bytes(&vectors[2 * t]), load_bytes(&vectors[2 * t + 1]));
-            _mm512_permutex2var_epi8(one, pairs[t / 2], two)
-        });
+        let picks = picked_pairs(blocks, pairs);
         let low = _mm512_mask_blend_epi64(0x0c, picks[0], picks[1]);
         let high = _mm512_mask_blend_epi64(0xc0, picks[2], picks[3]);
         let quarters = _mm512_mask_blend_epi64(0xf0, low, high);
@@ -203,16 +194,48 @@ fn make_planes(
         }
         if let Some(middles) = middles.as_deref_mut() {
             let (values, _) = middles.as_chunks_mut::<16>();
-            let (out, _) = values[c * n + k].as_chunks_mut::<CHUNK>();
-            // Lanes 2 and 3 of pairs 0 and 1, lanes 0 and 1 of pairs 2 and 3.
-            let halves = [
-                _mm512_shuffle_i64x2::<0xee>(picks[0], picks[1]),
-                _mm512_shuffle_i64x2::<0x44>(picks[2], picks[3]),
-            ];
-            for (out, half) in out.iter_mut().zip(halves) {
-                store(out, half);
-            }
+            store_middles(picks, &mut values[c * n + k], u64::MAX);
         }
+    }
+}
+
+/// The picks' indices for a value from byte `at` of each block: bytes `at` and `at + 1` of the
+/// eight blocks of two vectors, block by block, in two 128-bit lanes (pair t's own, t, among
+/// them), and octets 2 to 5 of each block, four a lane in [`ORDER`], in the other two.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn pair_picks(at: isize) -> [__m512i; 2] {
+    const PAIRS: [[u8; 64]; 2] = [table(false, 2), table(false, 0)];
+    let at = _mm512_set1_epi8(at as i8);
+    PAIRS.map(|pairs| _mm512_add_epi8(load_bytes(&pairs), at))
+}
+
+/// Each chunk's bytes of the 32 `blocks` that [`pair_picks`]' indices `pairs` pick, from the
+/// pair of vectors (eight blocks) that holds the chunk.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn picked_pairs(blocks: &[[u8; 16]; PLANE_LANES], pairs: [__m512i; 2]) -> [__m512i; 4] {
+    let (vectors, _) = blocks.as_flattened().as_chunks::<64>();
+    core::array::from_fn(|t| {
+        let (one, two) = (load_bytes(&vectors[2 * t]), load_bytes(&vectors[2 * t + 1]));
+        _mm512_permutex2var_epi8(one, pairs[t / 2], two)
+    })
+}
+
+/// The octets 2 to 5 in [`picked_pairs`]' `picks` (lanes 2 and 3 of pairs 0 and 1, lanes 0
+/// and 1 of pairs 2 and 3) into one value's [`Middles`](super::group::Middles) of 32 lanes,
+/// the bytes that `kept` marks.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn store_middles(picks: [__m512i; 4], value: &mut [u64; 16], kept: u64) {
+    let halves = [
+        _mm512_shuffle_i64x2::<0xee>(picks[0], picks[1]),
+        _mm512_shuffle_i64x2::<0x44>(picks[2], picks[3]),
+    ];
+    let (out, _) = value.as_chunks_mut::<CHUNK>();
+    for (out, half) in out.iter_mut().zip(halves) {
+        // SAFETY: `out` is 64 writable bytes; the store is unaligned.
+        unsafe { _mm512_mask_storeu_epi8(out.as_mut_ptr().cast(), kept, half) }
     }
 }
 
@@ -245,16 +268,13 @@ const ORDER: [usize; CHUNK] = [0, 2, 4, 6, 1, 3, 5, 7];
 const CHUNKS: usize = PLANE_LANES / CHUNK;
 
 /// Octets 2 to 5 of value `k` that block row `row` holds (octet 2 at byte `at` of each block,
-/// `at` from -3 to 15), into the [`Middles`](super::group::Middles) of every 32 lanes: each
-/// chunk's picked from a pair of vectors (eight blocks) as four big-endian bytes a lane in
-/// [`ORDER`], two chunks' picks put into one vector, and only the octets that lie in the row
-/// stored.
+/// `at` from -3 to 15), into the [`Middles`](super::group::Middles) of every 32 lanes: picked
+/// as [`make_planes`] picks them, and only the octets that lie in the row stored.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn make_middles(row: &[[u8; 16]], k: usize, n: usize, at: isize, middles: &mut [u64]) {
     debug_assert!((-3..16).contains(&at));
-    // Its first 32 bytes pick octets 2 to 5 as `make_planes`' do, from the value's start.
-    const PICKS: [u8; 64] = table(false, 0);
-    let picks = _mm512_add_epi8(load_bytes(&PICKS), _mm512_set1_epi8((at - 2) as i8));
+    // The picks' indices as for a value from byte at - 2.
+    let pairs = pair_picks(at - 2);
     // The bytes whose octet lies in the row: octet 2 + m at byte at + m.
     let kept = (0..4)
         .filter(|&m| (0..16).contains(&(at + m)))
@@ -262,20 +282,7 @@ fn make_middles(row: &[[u8; 16]], k: usize, n: usize, at: isize, middles: &mut [
     let (values, _) = middles.as_chunks_mut::<16>();
     let (chunks, _) = row.as_chunks::<PLANE_LANES>();
     for (c, blocks) in chunks.iter().enumerate() {
-        let (vectors, _) = blocks.as_flattened().as_chunks::<64>();
-        let pick = |q: usize| {
-            let (one, two) = (load_bytes(&vectors[2 * q]), load_bytes(&vectors[2 * q + 1]));
-            _mm512_castsi512_si256(_mm512_permutex2var_epi8(one, picks, two))
-        };
-        let halves = [
-            _mm512_inserti64x4::<1>(_mm512_castsi256_si512(pick(0)), pick(1)),
-            _mm512_inserti64x4::<1>(_mm512_castsi256_si512(pick(2)), pick(3)),
-        ];
-        let (out, _) = values[c * n + k].as_chunks_mut::<CHUNK>();
-        for (out, half) in out.iter_mut().zip(halves) {
-            // SAFETY: `out` is 64 writable bytes; the store is unaligned.
-            unsafe { _mm512_mask_storeu_epi8(out.as_mut_ptr().cast(), kept, half) }
-        }
+        store_middles(picked_pairs(blocks, pairs), &mut values[c * n + k], kept);
     }
 }
 
@@ -345,8 +352,8 @@ fn rank_planes<const S: usize>(
 /// [`rank_planes`] from the [`Middles`](super::group::Middles) of a plane chunk's `n` values:
 /// the keys that share a lane's two octets ranked by their next four, sixteen lanes to a vector.
 /// A lane is marked tied where another of them shares those of the key found, which the
-/// search's keys would not always (octets 6 on): that happens with probability below n·2^-48 a
-/// lane and step. The keys found hold only their index.
+/// search's keys would not always (octets 6 on): that happens with probability below
+/// (n - 1)·2^-48 a lane and step. The keys found hold only their index.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn rank_middles<const S: usize>(

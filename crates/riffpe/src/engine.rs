@@ -610,8 +610,8 @@ impl<B: LockstepBackend> Group<'_, B> {
             let middles = planes
                 .and_then(|_| self.layout.kernel.middles(forward))
                 .filter(|_| room(Planes::words(n, lanes) + Middles::words(n, lanes)));
-            let made = match whole && group::made_in_loop(&keyed) && planes.is_none() {
-                true => self.layout.kernel.made_keys(forward),
+            let made = match whole && planes.is_none() {
+                true => self.layout.kernel.made_keys(forward, &keyed),
                 false => None,
             }
             .filter(|_| room(n as usize * lanes));

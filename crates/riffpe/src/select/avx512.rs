@@ -103,18 +103,19 @@ impl Vbmi {
         vbmi_cpu::get().then_some(Vbmi(()))
     }
 
-    /// [`make_row_keys`] of value `k`, which block row `row` (a multiple of [`CHUNK`] lanes)
-    /// starts.
+    /// [`make_row_keys`] of value `k`, whose first byte lies at byte `at` (from -7) of block
+    /// row `row`'s blocks (a multiple of [`CHUNK`] lanes).
     #[inline(always)]
     pub(super) fn make_row_keys(
         self,
         layout: &KeyLayout,
         k: usize,
+        at: isize,
         row: &[[u8; 16]],
         keys: &mut [u64],
     ) {
         // SAFETY: as for `make_planes`.
-        unsafe { make_row_keys(layout, k, row, keys) }
+        unsafe { make_row_keys(layout, k, at, row, keys) }
     }
 
     /// [`make_middles`] of value `k`, whose octet 2 lies at byte `at` of block row `row`'s
@@ -286,11 +287,15 @@ fn make_middles(row: &[[u8; 16]], k: usize, n: usize, at: isize, middles: &mut [
     }
 }
 
-/// The portable `make_row_keys` of value `k`, which block row `row` (a multiple of [`CHUNK`]
-/// lanes) starts, by byte permutes: each key's leading eight bytes, big-endian, picked from
-/// two vectors (eight blocks), then its index put in their last bits.
+/// The portable `make_row_keys` of value `k`, whose first byte lies at byte `at` (-7 to 15)
+/// of block row `row`'s blocks (a multiple of [`CHUNK`] lanes), by byte permutes: each key's
+/// leading eight bytes, big-endian, picked from two vectors (eight blocks), then its index put
+/// in their last bits. Stored whole from the row that holds the value's first byte (bytes past
+/// the block then come from the next one, and the next row stores them again), else only the
+/// bytes this row holds.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn make_row_keys(layout: &KeyLayout, k: usize, row: &[[u8; 16]], keys: &mut [u64]) {
+fn make_row_keys(layout: &KeyLayout, k: usize, at: isize, row: &[[u8; 16]], keys: &mut [u64]) {
+    debug_assert!((-7..16).contains(&at));
     // Word l: bytes 7, 6, …, 0 of block l.
     const LEADS: [u8; 64] = {
         let mut table = [0; 64];
@@ -301,7 +306,10 @@ fn make_row_keys(layout: &KeyLayout, k: usize, row: &[[u8; 16]], keys: &mut [u64
         }
         table
     };
-    let leads = load_bytes(&LEADS);
+    // Byte m of a word is the value's byte 7 - m, which lies at byte at + 7 - m of the block.
+    let held = if at >= 0 { 0xff } else { (1u8 << (8 + at)) - 1 };
+    let kept = u64::from_ne_bytes([held; 8]);
+    let leads = _mm512_add_epi8(load_bytes(&LEADS), _mm512_set1_epi8(at as i8));
     let value = _mm512_set1_epi64(layout.value_mask() as i64);
     let index = _mm512_set1_epi64(k as i64);
     let (rows, _) = keys[k * row.len()..][..row.len()].as_chunks_mut::<CHUNK>();
@@ -310,7 +318,9 @@ fn make_row_keys(layout: &KeyLayout, k: usize, row: &[[u8; 16]], keys: &mut [u64
         let (vectors, _) = blocks.as_flattened().as_chunks::<64>();
         let (one, two) = (load_bytes(&vectors[0]), load_bytes(&vectors[1]));
         let lead = _mm512_permutex2var_epi8(one, leads, two);
-        store(keys, _mm512_or_si512(_mm512_and_si512(lead, value), index));
+        let key = _mm512_or_si512(_mm512_and_si512(lead, value), index);
+        // SAFETY: `keys` is 64 writable bytes; the store is unaligned.
+        unsafe { _mm512_mask_storeu_epi8(keys.as_mut_ptr().cast(), kept, key) }
     }
 }
 

@@ -6,9 +6,10 @@
 //! one AVX-512 vector of keys or two AVX2 ones): the key of value `k` is made for the chunk's
 //! lanes at once (a row), every pass reads only the chunk's `n` rows (small enough for L1), and
 //! every pass runs over the lanes innermost, so no loop carries a chain of dependent
-//! operations. Where each value starts a block (`bytes_per_value` a multiple of 16), the AES
-//! loop can make every value's key as it writes the block ([`make_row_keys`]), and the rows are
-//! then read from those keys ([`Blocks::with_keys`]), or, for AVX2's passes above radix 16,
+//! operations. The AES loop can make every value's key as it writes the block rows
+//! ([`make_row_keys`]: where each value starts a block, or with VBMI for any `bytes_per_value`,
+//! a key that straddles two rows from both), and the rows are then read from those keys
+//! ([`Blocks::with_keys`]), or, for AVX2's passes above radix 16,
 //! only their two leading octets ([`Planes`], [`Blocks::with_planes`]), which are made for any
 //! `bytes_per_value` from 16 on ([`planes_in_loop`]). The engine uses this
 //! on x86-64 CPUs found at run time to have AVX-512 or AVX2 (`Kernel::detect`); the passes the
@@ -280,9 +281,10 @@ impl<'a> Blocks<'a> {
     }
 }
 
-/// Whether a step of `layout` has its keys made as the AES loop writes the keystream: each
-/// value's 8 leading bytes start a block (`bytes_per_value` a multiple of 16), so that the
-/// blocks in registers hold them, and the radix is at most [`MADE_KEYS_MAX_RADIX`].
+/// Whether a step of `layout` has its keys made as the AES loop writes the keystream by any
+/// maker: each value's 8 leading bytes start a block (`bytes_per_value` a multiple of 16), so
+/// that one block holds them, and the radix is at most [`MADE_KEYS_MAX_RADIX`]. VBMI's maker
+/// takes any `bytes_per_value` ([`MadeKeys::covers`]).
 #[inline]
 pub(crate) fn made_in_loop(layout: &KeyLayout) -> bool {
     layout.bytes_per_value().is_multiple_of(16) && layout.n <= MADE_KEYS_MAX_RADIX
@@ -297,24 +299,37 @@ pub(crate) fn planes_in_loop(layout: &KeyLayout) -> bool {
     layout.bytes_per_value() >= 16 && layout.n <= MADE_KEYS_MAX_RADIX
 }
 
-/// Makes the keys of the values that block row `j` (one block a lane, in `row`) starts, into
-/// `keys` laid out as [`Blocks::with_keys`] reads them; for steps [`made_in_loop`]. Portable:
-/// the reference of [`MadeKeys`]' makers, and what it runs without VBMI.
+/// Makes what block row `j` (one block a lane, in `row`) holds of the values' keys, into `keys`
+/// laid out as [`Blocks::with_keys`] reads them: the bytes it holds of each value's 8 leading
+/// bytes ([`leads_in_row`]), the others kept, so that a key whose bytes straddle two rows is
+/// whole after both. Portable: the reference of [`MadeKeys`]' makers, and what it runs without
+/// VBMI.
 #[inline(always)]
 pub(crate) fn make_row_keys(layout: &KeyLayout, j: usize, row: &[[u8; 16]], keys: &mut [u64]) {
-    if let Some(k) = value_started(layout, j) {
+    for (k, at) in leads_in_row(layout, j) {
         for (key, block) in keys[k * row.len()..][..row.len()].iter_mut().zip(row) {
-            *key = layout.key_from_lead(halves(block).0, k);
+            let mut lead = key.to_be_bytes();
+            for (o, byte) in lead.iter_mut().enumerate() {
+                let held = usize::try_from(at + o as isize).ok();
+                if let Some(&held) = held.and_then(|at| block.get(at)) {
+                    *byte = held;
+                }
+            }
+            *key = layout.key_from_lead(u64::from_be_bytes(lead), k);
         }
     }
 }
 
-/// The value that block row `j` starts, if one does.
+/// The values of which block row `j` holds any of the bytes their keys are made from (the
+/// value's first `min(b, 8)`), each with the byte of the row's blocks where its first lies:
+/// from -7 (its eighth the row's first byte) to 15.
 #[inline(always)]
-fn value_started(layout: &KeyLayout, j: usize) -> Option<usize> {
-    let blocks_per_value = layout.bytes_per_value() / 16;
-    j.is_multiple_of(blocks_per_value)
-        .then_some(j / blocks_per_value)
+pub(super) fn leads_in_row(layout: &KeyLayout, j: usize) -> impl Iterator<Item = (usize, isize)> {
+    let (b, n) = (layout.bytes_per_value(), layout.n as usize);
+    let lead = b.min(8);
+    let first = (16 * j + 1).saturating_sub(lead).div_ceil(b);
+    let last = ((16 * j + 15) / b).min(n - 1);
+    (first..=last).map(move |k| (k, (k * b) as isize - 16 * j as isize))
 }
 
 /// Where value `k` starts in the keystream's block rows: its row, and its byte in each lane's
@@ -364,16 +379,31 @@ impl LoopIsa {
 pub(crate) struct MadeKeys(pub(super) LoopIsa);
 
 impl MadeKeys {
-    /// [`make_row_keys`], eight lanes to a byte permute with VBMI; for steps [`made_in_loop`].
+    /// [`make_row_keys`], eight lanes to a byte permute with VBMI; for steps it
+    /// [`covers`](MadeKeys::covers).
     #[inline(always)]
     pub(crate) fn make(self, layout: &KeyLayout, j: usize, row: &[[u8; 16]], keys: &mut [u64]) {
         #[cfg(target_arch = "x86_64")]
-        if let (LoopIsa::Vbmi(vbmi), Some(k)) = (self.0, value_started(layout, j))
+        if let LoopIsa::Vbmi(vbmi) = self.0
             && row.len().is_multiple_of(CHUNK)
         {
-            return vbmi.make_row_keys(layout, k, row, keys);
+            for (k, at) in leads_in_row(layout, j) {
+                vbmi.make_row_keys(layout, k, at, row, keys);
+            }
+            return;
         }
         make_row_keys(layout, j, row, keys);
+    }
+
+    /// Whether this maker makes the keys of a step of `layout`: VBMI's byte permutes pick a
+    /// key's bytes from wherever its value starts, the others only where [`made_in_loop`].
+    #[inline(always)]
+    pub(crate) fn covers(self, layout: &KeyLayout) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let LoopIsa::Vbmi(_) = self.0 {
+            return layout.n <= MADE_KEYS_MAX_RADIX;
+        }
+        made_in_loop(layout)
     }
 }
 

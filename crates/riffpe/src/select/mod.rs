@@ -28,7 +28,8 @@
 //! network of fixed compare-exchanges (with AVX-512, eight lanes to a vector); 16-bit quarters with SSE2 or NEON (eight keys to a
 //! compare). The AVX2 kernels read their keys from those the AES loop made while the blocks
 //! were still in registers, where each value starts a block and the radix is at most 256
-//! (`group::made_in_loop`), if the scratch has room for them (`Fpe::lockstep_scratch_size`).
+//! (`group::made_in_loop`), if the scratch has room for them (`Fpe::lockstep_scratch_size`);
+//! the constant-time kernels, with VBMI, wherever values start (`group::MadeKeys::covers`).
 //! Above radix 16, with 32 or 64 lanes, AVX2's fast passes both ways (π⁻¹ too where AVX-512
 //! runs) and constant-time π read only the keys' two leading octets instead, which the AES loop
 //! lays out one byte a lane (`group::Planes`, by AVX-512 VBMI's byte permutes where the CPU has
@@ -363,13 +364,16 @@ impl Kernel {
         }
     }
 
-    /// Whether the kernel's rows for π (`forward`) or π⁻¹ are read from keys made in the AES
-    /// loop, where the step allows it ([`group::made_in_loop`]), rather than made from the
-    /// stored keystream: where the direction runs AVX2's passes (AVX-512's read them too where
-    /// they are made, as its sorting up to radix 16 does). The 128-bit passes build their rows
-    /// from the keystream.
+    /// Whether the kernel's rows for π (`forward`) or π⁻¹ in a step of `layout` are read from
+    /// keys made in the AES loop rather than made from the stored keystream: where the direction
+    /// runs AVX2's passes (AVX-512's read them too where they are made, as its sorting up to
+    /// radix 16 does) and each value starts a block ([`group::made_in_loop`]); for the
+    /// constant-time passes, wherever the CPU's maker [covers](group::MadeKeys::covers) the
+    /// step (with VBMI, any `bytes_per_value`: their 64-bit rows cost more to make from the
+    /// keystream than the fast passes' 32-bit ones). The 128-bit passes build their rows from
+    /// the keystream.
     #[inline]
-    pub(crate) fn made_keys(self, forward: bool) -> Option<group::MadeKeys> {
+    pub(crate) fn made_keys(self, forward: bool, layout: &KeyLayout) -> Option<group::MadeKeys> {
         match self {
             #[cfg(target_arch = "x86_64")]
             Kernel::Group(group) => {
@@ -379,16 +383,18 @@ impl Kernel {
                     group.inverse
                 };
                 match (isa, group.made_by) {
-                    (GroupIsa::Avx2(_), Some(made_by)) => Some(group::MadeKeys(made_by)),
+                    (GroupIsa::Avx2(_), Some(made_by)) if group::made_in_loop(layout) => {
+                        Some(group::MadeKeys(made_by))
+                    }
                     _ => None,
                 }
             }
             #[cfg(target_arch = "x86_64")]
             Kernel::ConstantTimeGroup(ConstantTimeGroup(ConstantTimeIsa::Avx2(_, _, isa))) => {
-                Some(group::MadeKeys(isa))
+                Some(group::MadeKeys(isa)).filter(|made| made.covers(layout))
             }
             _ => {
-                let _ = forward;
+                let _ = (forward, layout);
                 None
             }
         }

@@ -398,11 +398,13 @@ mod group {
         paths: &[(&str, Select<'_>, bool)],
     ) -> Result<(), TestCaseError> {
         let layout = KeyLayout::new(*n as u32, *b);
-        // Keys made as the engine's AES loop makes them, block row by block row.
-        let mut made = std::vec![0u64; *n * *lanes];
+        // Keys made as the engine's AES loop makes them, block row by block row (VBMI's maker
+        // for any b), over what the scratch held before.
+        let keys_made = *n <= MADE_KEYS_MAX_RADIX as usize;
+        let mut made = std::vec![u64::MAX; *n * *lanes];
         let (rows, _) = bytes.as_chunks::<16>();
         for (j, row) in rows.chunks_exact(*lanes).enumerate() {
-            if made_in_loop(&layout) && j < (*n * *b).div_ceil(16) {
+            if keys_made && j < (*n * *b).div_ceil(16) {
                 make_row_keys(&layout, j, row, &mut made);
             }
         }
@@ -435,7 +437,7 @@ mod group {
             .into_iter()
             .filter(|m| match m {
                 Made::Not => true,
-                Made::Keys => made_in_loop(&layout),
+                Made::Keys => keys_made,
                 Made::Planes => planes.is_some(),
                 Made::Middles => middles.is_some(),
             });
@@ -1079,17 +1081,18 @@ mod group {
         ) {
             // Planes: octet o of value k of lane 32c + plane_lane(p), top bit flipped, at byte
             // p of vector (2c + o)·n + k, wherever values start (b not a multiple of 16: from
-            // any byte of a block, the last one included). Keys, where values start on a block:
-            // the portable ones.
+            // any byte of a block, the last one included). Keys, where the maker covers the
+            // step: the portable ones (checked against their definition below).
             let layout = KeyLayout::new(n as u32, b);
             let bytes = noise_from(seed, (n * b).div_ceil(16) * lanes * 16);
             let (rows, _) = bytes.as_chunks::<16>();
             let mut portable = std::vec![0u64; n * lanes];
-            for (j, row) in rows.chunks_exact(lanes).enumerate().filter(|_| made_in_loop(&layout)) {
+            for (j, row) in rows.chunks_exact(lanes).enumerate() {
                 make_row_keys(&layout, j, row, &mut portable);
             }
             #[cfg(target_arch = "x86_64")]
             for isa in LoopIsa::available().into_iter().flatten() {
+                let made_keys = MadeKeys(isa).covers(&layout);
                 let mut keys = std::vec![0u64; n * lanes];
                 let mut octets = std::vec![0u64; Planes::words(n as u32, lanes)];
                 let mut mids = std::vec![0u64; Middles::words(n as u32, lanes)];
@@ -1098,7 +1101,7 @@ mod group {
                     LoopIsa::Avx2(_) => None,
                 };
                 for (j, row) in rows.chunks_exact(lanes).enumerate() {
-                    if made_in_loop(&layout) {
+                    if made_keys {
                         MadeKeys(isa).make(&layout, j, row, &mut keys);
                     }
                     if lanes.is_multiple_of(PLANE_LANES) {
@@ -1122,7 +1125,7 @@ mod group {
                     let made = (mids[at / 2] >> (32 * (at % 2))) as u32;
                     prop_assert_eq!(made, expected, "(lane, value) {:?}", (lane, k));
                 }
-                if made_in_loop(&layout) {
+                if made_keys {
                     prop_assert_eq!(&keys, &portable, "{:?}", isa);
                 }
                 let (vectors, _) = octets.as_chunks::<4>();
@@ -1138,6 +1141,48 @@ mod group {
                     let at = (isa, lane, o, k);
                     prop_assert_eq!(made, expected, "(isa, lane, octet, value) {:?}", at);
                 }
+            }
+        }
+
+        #[test]
+        fn every_key_maker_makes_each_values_key(
+            (lanes, n, b) in (
+                prop_oneof![Just(CHUNK), Just(MAX_LANES), 1usize..=20],
+                2..=MADE_KEYS_MAX_RADIX as usize,
+                prop_oneof![1usize..=40, Just(16), Just(32), Just(48)],
+            ),
+            seed in any::<u64>(),
+            stale in any::<u64>(),
+        ) {
+            // Key k of lane l at k·lanes + l, made row by row over what the scratch held (its
+            // bytes past a short value's, and those a straddling value's first row picks from
+            // the next block, must not survive), by the portable maker and each one this CPU
+            // runs that covers the step.
+            let layout = KeyLayout::new(n as u32, b);
+            let rows_of_blocks = (n * b).div_ceil(16);
+            let bytes = noise_from(seed, (rows_of_blocks + 1) * lanes * 16);
+            let blocks = Blocks::new(&bytes, lanes, layout);
+            let expected: Vec<u64> = (0..n)
+                .flat_map(|k| (0..lanes).map(move |l| (k, l)))
+                .map(|(k, l)| blocks.key(l, k))
+                .collect();
+            // Only the step's rows are made: the slack row after them is not.
+            let (rows, _) = bytes[..rows_of_blocks * lanes * 16].as_chunks::<16>();
+            let mut portable = std::vec![stale; n * lanes];
+            for (j, row) in rows.chunks_exact(lanes).enumerate() {
+                make_row_keys(&layout, j, row, &mut portable);
+            }
+            prop_assert_eq!(&portable, &expected, "portable");
+            #[cfg(target_arch = "x86_64")]
+            for isa in LoopIsa::available().into_iter().flatten() {
+                if !MadeKeys(isa).covers(&layout) {
+                    continue;
+                }
+                let mut keys = std::vec![stale; n * lanes];
+                for (j, row) in rows.chunks_exact(lanes).enumerate() {
+                    MadeKeys(isa).make(&layout, j, row, &mut keys);
+                }
+                prop_assert_eq!(&keys, &expected, "{:?}", isa);
             }
         }
 

@@ -4,8 +4,8 @@
 //!
 //! 1 MiB of input by default; `RIFFPE_BENCH_FULL=1` adds 16, 32 and 64 MiB for Riffpe(100, 8),
 //! lockstep and parallel. Every group selects with `Selection::Fast` (the default above radix
-//! 256) but one, which runs lockstep encryption with constant-time selection (the default up to
-//! radix 256) beside the fast one, for radices 10 to 1000.
+//! 256) but two, which run lockstep with constant-time selection (the default up to radix 256)
+//! beside the fast one: encryption for radices 10 to 1000, decryption for radices 10 and 100.
 //! Each benchmark also counts its allocations per call (see `riffpe_benches::AllocationLog`).
 
 use std::hint::black_box;
@@ -181,9 +181,9 @@ fn small_arrays(c: &mut Criterion) {
     group.finish();
 }
 
-/// Lockstep with constant-time selection beside the fast one, 1 MiB, radices 10 to 1000.
+/// Lockstep encryption with constant-time selection beside the fast one, 1 MiB, radices 10
+/// to 1000.
 fn constant_time(c: &mut Criterion) {
-    let (mut group, log) = group(c, "throughput-encrypt-constant-time", 4);
     let configs = [
         ("Riffpe(10,16) b=18", 10, 16, 18),
         ("Riffpe(36,8) b=16", 36, 8, 16),
@@ -194,9 +194,30 @@ fn constant_time(c: &mut Criterion) {
         ("Riffpe(256,4) b=16", 256, 4, 16),
         ("Riffpe(1000,3) b=19", 1000, 3, 19),
     ];
+    side_by_side(c, "throughput-encrypt-constant-time", &configs, true);
+}
+
+/// The same for decryption, radices 10 and 100.
+fn constant_time_decrypt(c: &mut Criterion) {
+    let configs = [
+        ("Riffpe(10,16) b=18", 10, 16, 18),
+        ("Riffpe(100,8) b=16", 100, 8, 16),
+        ("Riffpe(100,8) b=18", 100, 8, 18),
+    ];
+    side_by_side(c, "throughput-decrypt-constant-time", &configs, false);
+}
+
+/// Lockstep with both selections for each of `configs` (label, radix, digits, b), 1 MiB.
+fn side_by_side(
+    c: &mut Criterion,
+    group_name: &str,
+    configs: &[(&str, u32, usize, usize)],
+    encrypt: bool,
+) {
+    let (mut group, log) = group(c, group_name, 4);
     let lockstep = Way::Batch(Mode::Lockstep);
     let count = MIB / size_of::<u64>();
-    for (label, radix, digits, bytes_per_value) in configs {
+    for &(label, radix, digits, bytes_per_value) in configs {
         let input = format!("{label} 1MiB");
         for (name, selection) in [
             ("lockstep", Selection::Fast),
@@ -215,12 +236,18 @@ fn constant_time(c: &mut Criterion) {
                 count,
                 &input,
                 &[(name, lockstep)],
-                true,
+                encrypt,
             );
         }
     }
     group.finish();
 }
 
-criterion_group!(benches, throughput, small_arrays, constant_time);
+criterion_group!(
+    benches,
+    throughput,
+    small_arrays,
+    constant_time,
+    constant_time_decrypt
+);
 criterion_main!(benches);

@@ -307,7 +307,16 @@ pub(crate) fn planes_in_loop(layout: &KeyLayout) -> bool {
 #[inline(always)]
 pub(crate) fn make_row_keys(layout: &KeyLayout, j: usize, row: &[[u8; 16]], keys: &mut [u64]) {
     for (k, at) in leads_in_row(layout, j) {
-        for (key, block) in keys[k * row.len()..][..row.len()].iter_mut().zip(row) {
+        let keys = &mut keys[k * row.len()..][..row.len()];
+        if at == 0 {
+            // The value starts the block, as wherever `made_in_loop`: its leading half, a load
+            // a lane (AVX2's maker is this code).
+            for (key, block) in keys.iter_mut().zip(row) {
+                *key = layout.key_from_lead(halves(block).0, k);
+            }
+            continue;
+        }
+        for (key, block) in keys.iter_mut().zip(row) {
             let mut lead = key.to_be_bytes();
             for (o, byte) in lead.iter_mut().enumerate() {
                 let held = usize::try_from(at + o as isize).ok();

@@ -369,9 +369,9 @@ impl Kernel {
     /// runs AVX2's passes (AVX-512's read them too where they are made, as its sorting up to
     /// radix 16 does) and each value starts a block ([`group::made_in_loop`]); for the
     /// constant-time passes, wherever the CPU's maker [covers](group::MadeKeys::covers) the
-    /// step (with VBMI, any `bytes_per_value`: their 64-bit rows cost more to make from the
-    /// keystream than the fast passes' 32-bit ones). The 128-bit passes build their rows from
-    /// the keystream.
+    /// step (with VBMI, any `bytes_per_value`; the fast passes up to radix 16, which gather
+    /// 32-bit leads, gained nothing from them where values do not start blocks: BENCHMARKS.md).
+    /// The 128-bit passes build their rows from the keystream.
     #[inline]
     pub(crate) fn made_keys(self, forward: bool, layout: &KeyLayout) -> Option<group::MadeKeys> {
         match self {

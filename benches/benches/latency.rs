@@ -1,5 +1,5 @@
 //! Per-message latency: Riffpe and RiffpeX in the reference's configurations, FF1 on the same
-//! numbers, and the chained-AES floor, all in one run. Each benchmark also counts its
+//! numbers, the chained-AES floor, and integers to digits and back, all in one run. Each benchmark also counts its
 //! allocations per message (see `riffpe_benches::AllocationLog`).
 
 use std::hint::black_box;
@@ -8,7 +8,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use fpe::ff1::{FF1, FlexibleNumeralString};
 use std::time::Duration;
 
-use riffpe::{Riffpe, RiffpeX, ScratchBuf, Selection, Tweak};
+use riffpe::integer::{Converter, DigitOrder};
+use riffpe::{Domain, Riffpe, RiffpeX, ScratchBuf, Selection, Tweak};
 use riffpe_benches::{
     AllocationLog, Config, CountingAllocator, KEY, Passes, ROWS, TWEAK, aes_chain, aes_lanes,
     aes_lanes_with_passes, fixed_random,
@@ -150,5 +151,46 @@ fn aes_chain_floor(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, aes_chain_floor, riffpe_latency);
+/// A number to its digits and back, as the batch crate converts `u64` messages: per number,
+/// over numbers that vary (each domain's own, from the benches' fixed generator).
+fn integer_conversion(c: &mut Criterion) {
+    let mut group = c.benchmark_group("integer-conversion");
+    let log = AllocationLog::new(env!("CARGO_TARGET_TMPDIR"), "integer-conversion");
+    group
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(2));
+    for (radix, digits) in [(10, 16), (10, 6), (100, 8), (256, 8)] {
+        let domain = Domain::Uniform { radix, digits };
+        let converter = Converter::new(domain, DigitOrder::LittleEndian);
+        // Radix 256 with 8 digits takes every u64.
+        let size = u64::from(radix).checked_pow(digits as u32);
+        let numbers: Vec<u64> = fixed_random(7, 1024)
+            .into_iter()
+            .map(|x| size.map_or(x, |size| x % size))
+            .collect();
+        let mut digit_rows = vec![0u32; numbers.len() * digits];
+        for (&x, out) in numbers.iter().zip(digit_rows.chunks_exact_mut(digits)) {
+            converter.to_digits(x, out).expect("in the domain");
+        }
+        let value = format!("Riffpe({radix},{digits})");
+        let mut out = vec![0u32; digits];
+        let mut at = 0;
+        log.bench(&mut group, "to_digits", Some(&value), |b, count| {
+            count.iter(b, || {
+                at = (at + 1) % numbers.len();
+                converter.to_digits(black_box(numbers[at]), &mut out)
+            })
+        });
+        log.bench(&mut group, "from_digits", Some(&value), |b, count| {
+            count.iter(b, || {
+                at = (at + 1) % numbers.len();
+                let row = &digit_rows[at * digits..][..digits];
+                converter.from_digits::<u64>(black_box(row))
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, aes_chain_floor, riffpe_latency, integer_conversion);
 criterion_main!(benches);

@@ -111,16 +111,15 @@ pub struct Converter<'d> {
 }
 
 /// A shared radix `r` for 64-bit values, taken `per_chunk` digits at a time: a value splits
-/// into chunks below `r^per_chunk` (< 2³²) by one 64-bit division each, and each digit of a
-/// chunk comes from the chunk by its own multiplications, none waiting on another digit's.
+/// into chunks below `r^per_chunk` (< 2³²) by one 64-bit division each, and a chunk's digits
+/// come from its fraction of the chunk's range, one multiplication each ([`Chunks::split`]).
 #[derive(Clone, Copy, Debug)]
 struct Chunks {
     radix: u32,
     per_chunk: usize,
     /// `powers[j]` = `r^j` for `j ≤ per_chunk` (each below 2³²).
     powers: [u64; CHUNK_POWERS],
-    /// `reciprocals[j]` = ⌈2⁶⁴ / r^j⌉ for `1 ≤ j ≤ per_chunk`: `c / r^j` is
-    /// `(c · reciprocals[j]) >> 64` for every 32-bit `c` (Lemire, Kaser and Kurz, 2019).
+    /// `reciprocals[j]` = ⌈2⁶⁴ / r^j⌉ for `1 ≤ j ≤ per_chunk`.
     reciprocals: [u64; CHUNK_POWERS],
     /// ⌈2¹²⁸ / r^per_chunk⌉, for [`divrem_u64`].
     chunk_reciprocal: u128,
@@ -154,60 +153,99 @@ impl Chunks {
         })
     }
 
-    /// `chunk / r^j`, `1 ≤ j ≤ per_chunk`.
+    /// The digits of `value` into `out` in `order`; whether they hold all of it.
+    ///
+    /// A chunk `c` of `t` digits (`c < r^t`) is read as the fraction `c / r^t` to 64 bits,
+    /// `c · ⌈2⁶⁴ / r^t⌉`, which overshoots it by less than `c / 2⁶⁴`. Each multiplication by
+    /// `r` carries the next digit, most significant first, out of the top, and multiplies the
+    /// overshoot by `r`. At the j-th digit from the top (from 1), what is left is a multiple of
+    /// `r^−(t−j)` below 1, so it lacks at least that of a whole, and the overshoot,
+    /// `r^j · c / 2⁶⁴`, is less, since `r^t · c < 2⁶⁴` (both below 2³²): no digit comes out
+    /// one too high. (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019,
+    /// prove the one-digit case.)
     #[inline(always)]
-    fn over(&self, chunk: u32, j: usize) -> u32 {
-        ((u128::from(chunk) * u128::from(self.reciprocals[j])) >> 64) as u32
+    fn split(&self, value: u64, out: &mut [u32], order: DigitOrder) -> bool {
+        let (mut rest, mut excess) = (value, false);
+        match order {
+            DigitOrder::LittleEndian => {
+                for digits in out.chunks_mut(self.per_chunk) {
+                    let mut chunk = self.next_chunk(&mut rest, digits.len(), &mut excess);
+                    for digit in digits.iter_mut().rev() {
+                        *digit = self.carry(&mut chunk);
+                    }
+                }
+            }
+            DigitOrder::BigEndian => {
+                for digits in out.rchunks_mut(self.per_chunk) {
+                    let mut chunk = self.next_chunk(&mut rest, digits.len(), &mut excess);
+                    for digit in digits.iter_mut() {
+                        *digit = self.carry(&mut chunk);
+                    }
+                }
+            }
+        }
+        rest == 0 && !excess
     }
 
-    /// The digits of `value`, least significant first, into `out` by `at(k)`, the index of
-    /// the k-th least significant; whether they hold all of it.
+    /// The fraction of the next chunk of `take` digits off `rest` (its value over `r^take`, as
+    /// [`Chunks::split`] reads it); `excess` set if the chunk holds more than its digits.
     #[inline(always)]
-    fn split(&self, value: u64, out: &mut [u32], at: impl Fn(usize) -> usize) -> bool {
-        let digits = out.len();
-        let power = self.powers[self.per_chunk] as u32;
-        let (mut rest, mut excess, mut k) = (value, 0, 0);
-        while k < digits {
-            let (quotient, chunk) = divrem_u64(rest, power, self.chunk_reciprocal);
-            rest = quotient;
-            let take = self.per_chunk.min(digits - k);
-            // Digit j is chunk / r^j − r · (chunk / r^(j+1)).
-            let mut above = chunk;
-            for j in 0..take {
-                let next = self.over(chunk, j + 1);
-                out[at(k + j)] = above - next * self.radix;
-                above = next;
-            }
-            excess |= above;
-            k += take;
-        }
-        rest == 0 && excess == 0
+    fn next_chunk(&self, rest: &mut u64, take: usize, excess: &mut bool) -> u64 {
+        let power = self.powers[self.per_chunk];
+        // The last chunk needs no division.
+        let chunk = if *rest < power {
+            core::mem::take(rest)
+        } else {
+            let (quotient, chunk) = divrem_u64(*rest, power as u32, self.chunk_reciprocal);
+            *rest = quotient;
+            u64::from(chunk)
+        };
+        *excess |= chunk >= self.powers[take];
+        chunk.wrapping_mul(self.reciprocals[take])
     }
 
-    /// The value of `digits` (each below the radix, else `None`), most significant first by
-    /// `at(k)`, the index of the k-th most significant. Cannot overflow: every message of the
-    /// domain fits 64 bits.
+    /// The next digit carried out of the top of `fraction` ([`Chunks::split`]).
     #[inline(always)]
-    fn join(&self, digits: &[u32], at: impl Fn(usize) -> usize) -> Option<u64> {
-        let (mut value, mut invalid, mut k) = (0u64, false, 0);
-        let len = digits.len();
-        while k < len {
-            // The leading chunk takes what is left over, so that the others are whole.
-            let take = match (len - k) % self.per_chunk {
-                rest if k == 0 && rest != 0 => rest,
-                _ => self.per_chunk,
-            };
-            let mut chunk = 0u64;
-            for j in 0..take {
-                let digit = digits[at(k + j)];
-                invalid |= digit >= self.radix;
-                let weight = self.powers[take - 1 - j];
-                chunk = chunk.wrapping_add(u64::from(digit).wrapping_mul(weight));
-            }
-            value = value.wrapping_mul(self.powers[take]).wrapping_add(chunk);
-            k += take;
+    fn carry(&self, fraction: &mut u64) -> u32 {
+        let carried = u128::from(*fraction) * u128::from(self.radix);
+        *fraction = carried as u64;
+        (carried >> 64) as u32
+    }
+
+    /// The value of `digits` (each below the radix, else `None`) in `order`. Cannot
+    /// overflow: every message of the domain fits 64 bits.
+    #[inline(always)]
+    fn join(&self, digits: &[u32], order: DigitOrder) -> Option<u64> {
+        if digits.iter().fold(0, |most, &digit| most.max(digit)) >= self.radix {
+            return None;
         }
-        (!invalid).then_some(value)
+        let (mut value, mut weight) = (0u64, 1u64);
+        let mut add = |chunk: u64| {
+            value = value.wrapping_add(chunk.wrapping_mul(weight));
+            weight = weight.wrapping_mul(self.powers[self.per_chunk]);
+        };
+        match order {
+            DigitOrder::LittleEndian => {
+                for digits in digits.chunks(self.per_chunk) {
+                    add(self.chunk(digits.iter()));
+                }
+            }
+            DigitOrder::BigEndian => {
+                for digits in digits.rchunks(self.per_chunk) {
+                    add(self.chunk(digits.iter().rev()));
+                }
+            }
+        }
+        Some(value)
+    }
+
+    /// A chunk's value from its digits, least significant first: products that wait on none
+    /// another, where a digit at a time would wait on the one before.
+    #[inline(always)]
+    fn chunk<'a>(&self, digits: impl Iterator<Item = &'a u32>) -> u64 {
+        digits.zip(&self.powers).fold(0, |sum, (&digit, &power)| {
+            sum.wrapping_add(u64::from(digit).wrapping_mul(power))
+        })
     }
 }
 
@@ -246,11 +284,7 @@ impl<'d> Converter<'d> {
             });
         }
         if let (Some(chunks), Some(value)) = (&self.chunks, value.to_u64()) {
-            let fits = match self.order {
-                DigitOrder::LittleEndian => chunks.split(value, out, |k| k),
-                DigitOrder::BigEndian => chunks.split(value, out, |k| digits - 1 - k),
-            };
-            return match fits {
+            return match chunks.split(value, out, self.order) {
                 true => Ok(()),
                 false => Err(MessageError::ValueOutOfDomain { message: 0 }),
             };
@@ -286,10 +320,7 @@ impl<'d> Converter<'d> {
         if let Some(chunks) = &self.chunks
             && digits.len() == len
         {
-            let value = match self.order {
-                DigitOrder::LittleEndian => chunks.join(digits, |k| len - 1 - k),
-                DigitOrder::BigEndian => chunks.join(digits, |k| k),
-            };
+            let value = chunks.join(digits, self.order);
             // A digit out of range: the plain way finds which.
             if let Some(value) = value {
                 return Ok(T::from_u64(value));
@@ -413,6 +444,7 @@ mod tests {
                 Just(1 << 16),
             ],
             shorter in 0usize..8,
+            place in 0u8..3,
             big_endian: bool,
             bad in any::<prop::sample::Index>(),
             bad_digit in any::<u32>(),
@@ -423,6 +455,13 @@ mod tests {
             let digits = most.saturating_sub(shorter).max(1);
             let domain = Domain::Uniform { radix, digits };
             let order = if big_endian { DigitOrder::BigEndian } else { DigitOrder::LittleEndian };
+            // A third of the values taken into the domain, where every digit is read, and a
+            // third to its end: the greatest value, and the first two past it.
+            let value = match (place, max_value::<u64>(domain)) {
+                (1, Ok(max)) => value.checked_rem(max.wrapping_add(1)).unwrap_or(value),
+                (2, Ok(max)) => max.wrapping_add(value % 3),
+                _ => value,
+            };
             let converter = Converter::new(domain, order);
             prop_assert!(converter.chunks.is_some());
             let (mut fast, mut plain) = ([0; 64], [0; 64]);

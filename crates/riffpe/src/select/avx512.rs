@@ -708,7 +708,10 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
     let layout = &blocks.layout;
     let (value_mask, exact) = layout.narrow();
     let tie_gap = _mm512_set1_epi32(layout.narrow_tie_gap() as i32);
-    let value_mask = _mm512_set1_epi32(value_mask as i32);
+    let (value_mask, other_bits) = (
+        _mm512_set1_epi32(value_mask as i32),
+        _mm512_set1_epi32(!value_mask as i32),
+    );
     // The high words of both vectors' eight keys, in lane order.
     let high_words = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     let (one, all_ones) = (_mm512_set1_epi32(1), _mm512_set1_epi32(-1));
@@ -723,8 +726,10 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
         .enumerate()
     {
         let first = pair * NARROW_LANES;
-        let mut keys = [_mm512_setzero_si512(); SMALL_RADIX];
-        for (k, key) in keys.iter_mut().enumerate().take(N) {
+        let mut keys: [__m512i; SMALL_RADIX] = core::array::from_fn(|k| {
+            if k >= N {
+                return _mm512_setzero_si512();
+            }
             let lead = match blocks.keys {
                 // The high words of the keys the AES loop made hold the value's leading bits.
                 Some(keys) => {
@@ -734,11 +739,11 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
                 }
                 None => narrow_lead(blocks, first, k),
             };
-            *key = _mm512_or_si512(
+            _mm512_or_si512(
                 _mm512_and_si512(lead, value_mask),
                 _mm512_set1_epi32(k as i32),
-            );
-        }
+            )
+        });
         // SAFETY: `digits` is 64 readable bytes; the load is unaligned.
         let x = unsafe { _mm512_loadu_si512(digits.as_ptr().cast()) };
         // Each lane's key found (π) or count of keys below (π⁻¹), its digit if no lane tied,
@@ -762,22 +767,28 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
             (found, _mm512_and_si512(found, index_mask), tied)
         } else {
             let pivot = pick_narrow::<N>(&keys, x);
-            // Keys differ in their index bits: none but the pivot ties it.
-            let mut below = _mm512_setzero_si512();
+            // Keys below the least key with the pivot's value bits, and up to the greatest:
+            // keys differ in their index bits, so without a tie the pivot is the one between,
+            // and those below it are the first count.
+            let (least, greatest) = if exact {
+                (pivot, pivot)
+            } else {
+                let value_bits = _mm512_and_si512(pivot, value_mask);
+                (value_bits, _mm512_or_si512(value_bits, other_bits))
+            };
+            let (mut below, mut up_to) = (_mm512_setzero_si512(), _mm512_setzero_si512());
             for &key in &keys[..N] {
-                let less = _mm512_cmplt_epu32_mask(key, pivot);
+                let less = _mm512_cmplt_epu32_mask(key, least);
                 below = _mm512_mask_add_epi32(below, less, below, one);
+                if !exact {
+                    let within = _mm512_cmple_epu32_mask(key, greatest);
+                    up_to = _mm512_mask_add_epi32(up_to, within, up_to, one);
+                }
             }
             let tied = if exact {
                 0
             } else {
-                // Whether another key's value bits are the pivot's (it counts itself).
-                let mut same = _mm512_setzero_si512();
-                for &key in &keys[..N] {
-                    let equal = _mm512_testn_epi32_mask(_mm512_xor_si512(key, pivot), value_mask);
-                    same = _mm512_mask_add_epi32(same, equal, same, one);
-                }
-                _mm512_cmpneq_epi32_mask(same, one)
+                _mm512_cmpneq_epi32_mask(_mm512_sub_epi32(up_to, below), one)
             };
             (below, below, tied)
         };

@@ -1,6 +1,6 @@
 //! Per-message latency: Riffpe and RiffpeX in the reference's configurations, FF1 on the same
-//! numbers, the chained-AES floor, and integers to digits and back, all in one run. Each benchmark also counts its
-//! allocations per message (see `riffpe_benches::AllocationLog`).
+//! numbers, the chained-AES floor, and integers to digits and back, all in one run. Each
+//! benchmark also counts its allocations per message (see `riffpe_benches::AllocationLog`).
 
 use std::hint::black_box;
 

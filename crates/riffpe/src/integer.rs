@@ -111,15 +111,17 @@ pub struct Converter<'d> {
 }
 
 /// A shared radix `r` for 64-bit values, taken `per_chunk` digits at a time: a value splits
-/// into chunks below `r^per_chunk` (< 2³²) by one 64-bit division each, and a chunk's digits
-/// come from its fraction of the chunk's range, one multiplication each ([`Chunks::split`]).
+/// into chunks below `r^per_chunk` (< 2³²) by one 64-bit division each but the last, and a
+/// chunk's digits come from its fraction of the chunk's range, one multiplication each
+/// ([`Chunks::split`]).
 #[derive(Clone, Copy, Debug)]
 struct Chunks {
     radix: u32,
     per_chunk: usize,
     /// `powers[j]` = `r^j` for `j ≤ per_chunk` (each below 2³²).
     powers: [u64; CHUNK_POWERS],
-    /// `reciprocals[j]` = ⌈2⁶⁴ / r^j⌉ for `1 ≤ j ≤ per_chunk`.
+    /// `reciprocals[j]` = ⌈2⁶⁴ / r^j⌉ for `1 ≤ j ≤ per_chunk`: a chunk of `j` digits times
+    /// this is its fraction ([`Chunks::split`]).
     reciprocals: [u64; CHUNK_POWERS],
     /// ⌈2¹²⁸ / r^per_chunk⌉, for [`divrem_u64`].
     chunk_reciprocal: u128,
@@ -239,8 +241,8 @@ impl Chunks {
         Some(value)
     }
 
-    /// A chunk's value from its digits, least significant first: products that wait on none
-    /// another, where a digit at a time would wait on the one before.
+    /// A chunk's value from its digits, least significant first: products none of which
+    /// waits on another, where a digit at a time would wait on the one before.
     #[inline(always)]
     fn chunk<'a>(&self, digits: impl Iterator<Item = &'a u32>) -> u64 {
         digits.zip(&self.powers).fold(0, |sum, (&digit, &power)| {

@@ -769,27 +769,23 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
             let pivot = pick_narrow::<N>(&keys, x);
             // Keys below the least key with the pivot's value bits, and up to the greatest:
             // keys differ in their index bits, so without a tie the pivot is the one between,
-            // and those below it are the first count.
-            let (least, greatest) = if exact {
-                (pivot, pivot)
-            } else {
-                let value_bits = _mm512_and_si512(pivot, value_mask);
-                (value_bits, _mm512_or_si512(value_bits, other_bits))
+            // and those below it are the first count. Exact keys tie only as the values do,
+            // which their index bits settle: both bounds are the pivot.
+            let (least, greatest) = match exact {
+                true => (pivot, pivot),
+                false => {
+                    let value_bits = _mm512_and_si512(pivot, value_mask);
+                    (value_bits, _mm512_or_si512(value_bits, other_bits))
+                }
             };
             let (mut below, mut up_to) = (_mm512_setzero_si512(), _mm512_setzero_si512());
             for &key in &keys[..N] {
                 let less = _mm512_cmplt_epu32_mask(key, least);
                 below = _mm512_mask_add_epi32(below, less, below, one);
-                if !exact {
-                    let within = _mm512_cmple_epu32_mask(key, greatest);
-                    up_to = _mm512_mask_add_epi32(up_to, within, up_to, one);
-                }
+                let within = _mm512_cmple_epu32_mask(key, greatest);
+                up_to = _mm512_mask_add_epi32(up_to, within, up_to, one);
             }
-            let tied = if exact {
-                0
-            } else {
-                _mm512_cmpneq_epi32_mask(_mm512_sub_epi32(up_to, below), one)
-            };
+            let tied = _mm512_cmpneq_epi32_mask(_mm512_sub_epi32(up_to, below), one);
             (below, below, tied)
         };
         if tied == 0 {

@@ -188,6 +188,18 @@ fn integer_conversion(c: &mut Criterion) {
                 converter.from_digits::<u64>(black_box(row))
             })
         });
+        // All the numbers at once, as the batch converts them: per number, divide by 1024.
+        let mut many = vec![0u64; numbers.len()];
+        log.bench(&mut group, "to_digits_many", Some(&value), |b, count| {
+            count.iter(b, || {
+                converter.to_digits_many(black_box(&numbers), &mut digit_rows)
+            })
+        });
+        log.bench(&mut group, "from_digits_many", Some(&value), |b, count| {
+            count.iter(b, || {
+                converter.from_digits_many(black_box(&digit_rows), &mut many)
+            })
+        });
     }
     group.finish();
 }

@@ -241,14 +241,13 @@ where
         let run = |work: &mut Workspace, (c, values): (usize, &mut [T])| {
             let first = c * chunk;
             let digits = &mut work.digits[..values.len() * l];
-            for (v, m) in values.iter().zip(digits.chunks_exact_mut(l)) {
-                converter.to_digits(*v, m).map_err(|e| e.offset(first))?;
-            }
+            converter
+                .to_digits_many(values, digits)
+                .map_err(|e| e.offset(first))?;
             self.run_chunk(first, digits, &mut work.scratch, encrypt)?;
-            for (v, m) in values.iter_mut().zip(digits.chunks_exact(l)) {
-                *v = converter.from_digits(m)?;
-            }
-            Ok(())
+            converter
+                .from_digits_many(digits, values)
+                .map_err(|e| e.offset(first))
         };
         let workspace = || Workspace {
             digits: vec![0; chunk.min(count) * l],

@@ -127,6 +127,10 @@ struct Chunks {
     chunk_reciprocal: u128,
 }
 
+/// Values converted side by side by [`Converter::to_digits_many`] and
+/// [`Converter::from_digits_many`].
+const SIDE_BY_SIDE: usize = 8;
+
 /// Powers of a radix below 2³², from `r^0`: 32 for radix 2.
 const CHUNK_POWERS: usize = 32;
 
@@ -155,7 +159,8 @@ impl Chunks {
         })
     }
 
-    /// The digits of `value` into `out` in `order`; whether they hold all of it.
+    /// The digits of each of `values` into `out` (`K` messages one after another) in
+    /// `order`; whether they hold all of every value.
     ///
     /// A chunk `c` of `t` digits (`c < r^t`) is read as the fraction `c / r^t` to 64 bits,
     /// `c · ⌈2⁶⁴ / r^t⌉`, which overshoots it by less than `c / 2⁶⁴`. Each multiplication by
@@ -165,28 +170,39 @@ impl Chunks {
     /// `r^j · c / 2⁶⁴`, is less, since `r^t · c < 2⁶⁴` (both below 2³²): no digit comes out
     /// one too high. (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019,
     /// prove the one-digit case.)
+    ///
+    /// A value's digits wait on each other, one multiplication apart; the `K` values' chains
+    /// run side by side.
     #[inline(always)]
-    fn split(&self, value: u64, out: &mut [u32], order: DigitOrder) -> bool {
-        let (mut rest, mut excess) = (value, false);
-        match order {
-            DigitOrder::LittleEndian => {
-                for digits in out.chunks_mut(self.per_chunk) {
-                    let mut chunk = self.next_chunk(&mut rest, digits.len(), &mut excess);
-                    for digit in digits.iter_mut().rev() {
-                        *digit = self.carry(&mut chunk);
-                    }
-                }
+    fn split<const K: usize>(&self, values: [u64; K], out: &mut [u32], order: DigitOrder) -> bool {
+        let digits = out.len() / K;
+        let mut messages = messages_mut::<K>(out, digits);
+        let (mut rest, mut excess) = (values, false);
+        let mut low = 0;
+        while low < digits {
+            let take = self.per_chunk.min(digits - low);
+            let mut fractions = [0; K];
+            for (fraction, rest) in fractions.iter_mut().zip(&mut rest) {
+                *fraction = self.next_chunk(rest, take, &mut excess);
             }
-            DigitOrder::BigEndian => {
-                for digits in out.rchunks_mut(self.per_chunk) {
-                    let mut chunk = self.next_chunk(&mut rest, digits.len(), &mut excess);
-                    for digit in digits.iter_mut() {
-                        *digit = self.carry(&mut chunk);
-                    }
+            // Each message's digits of this chunk.
+            let mut parts = messages.each_mut().map(|message| match order {
+                DigitOrder::LittleEndian => &mut message[low..][..take],
+                DigitOrder::BigEndian => &mut message[digits - low - take..][..take],
+            });
+            // Most significant first.
+            let mut carry_into = |j: usize| {
+                for (fraction, part) in fractions.iter_mut().zip(&mut parts) {
+                    part[j] = self.carry(fraction);
                 }
+            };
+            match order {
+                DigitOrder::LittleEndian => (0..take).rev().for_each(&mut carry_into),
+                DigitOrder::BigEndian => (0..take).for_each(&mut carry_into),
             }
+            low += take;
         }
-        rest == 0 && !excess
+        rest.iter().all(|&rest| rest == 0) && !excess
     }
 
     /// The fraction of the next chunk of `take` digits off `rest` (its value over `r^take`, as
@@ -214,13 +230,16 @@ impl Chunks {
         (carried >> 64) as u32
     }
 
-    /// The value of `digits` (each below the radix, else `None`) in `order`. Cannot
+    /// Whether every digit of `digits` is below the radix.
+    #[inline(always)]
+    fn in_range(&self, digits: &[u32]) -> bool {
+        digits.iter().fold(0, |most, &digit| most.max(digit)) < self.radix
+    }
+
+    /// The value of `digits` (each below the radix: [`Chunks::in_range`]) in `order`. Cannot
     /// overflow: every message of the domain fits 64 bits.
     #[inline(always)]
-    fn join(&self, digits: &[u32], order: DigitOrder) -> Option<u64> {
-        if digits.iter().fold(0, |most, &digit| most.max(digit)) >= self.radix {
-            return None;
-        }
+    fn join(&self, digits: &[u32], order: DigitOrder) -> u64 {
         let (mut value, mut weight) = (0u64, 1u64);
         let mut add = |chunk: u64| {
             value = value.wrapping_add(chunk.wrapping_mul(weight));
@@ -238,7 +257,7 @@ impl Chunks {
                 }
             }
         }
-        Some(value)
+        value
     }
 
     /// A chunk's value from its digits, least significant first: products none of which
@@ -249,6 +268,19 @@ impl Chunks {
             sum.wrapping_add(u64::from(digit).wrapping_mul(power))
         })
     }
+}
+
+/// The first `K` messages of `len` digits each off `digits` (as many as there are, the rest
+/// empty).
+#[inline(always)]
+fn messages_mut<const K: usize>(mut digits: &mut [u32], len: usize) -> [&mut [u32]; K] {
+    core::array::from_fn(|_| {
+        let (message, rest) = core::mem::take(&mut digits)
+            .split_at_mut_checked(len)
+            .unwrap_or_default();
+        digits = rest;
+        message
+    })
 }
 
 impl<'d> Converter<'d> {
@@ -286,7 +318,7 @@ impl<'d> Converter<'d> {
             });
         }
         if let (Some(chunks), Some(value)) = (&self.chunks, value.to_u64()) {
-            return match chunks.split(value, out, self.order) {
+            return match chunks.split([value], out, self.order) {
                 true => Ok(()),
                 false => Err(MessageError::ValueOutOfDomain { message: 0 }),
             };
@@ -303,6 +335,108 @@ impl<'d> Converter<'d> {
         } else {
             Err(MessageError::ValueOutOfDomain { message: 0 })
         }
+    }
+
+    /// [`Converter::to_digits`] of each of `values` into `out`, one message after another
+    /// (`out.len()` is `values.len()` times the domain's digits). An error names the first
+    /// value that does not fit by its index in `values`; the messages before it are written.
+    ///
+    /// Where the digits share a radix, a value's digits wait on each other, so several values
+    /// are converted side by side: per value, this is faster than a call each.
+    ///
+    /// ```
+    /// use riffpe::{Domain, integer::{Converter, DigitOrder}};
+    ///
+    /// let ids = Converter::new(Domain::Uniform { radix: 10, digits: 3 }, DigitOrder::BigEndian);
+    /// let mut digits = [0; 6];
+    /// ids.to_digits_many(&[123u64, 45], &mut digits)?;
+    /// assert_eq!(digits, [1, 2, 3, 0, 4, 5]);
+    /// # Ok::<(), riffpe::Error>(())
+    /// ```
+    pub fn to_digits_many<T: Integer>(
+        &self,
+        values: &[T],
+        out: &mut [u32],
+    ) -> Result<(), MessageError> {
+        let digits = self.domain.digits();
+        if out.len() != values.len() * digits {
+            return Err(MessageError::MessageLength {
+                expected: values.len() * digits,
+                actual: out.len(),
+            });
+        }
+        let mut done = 0;
+        if let Some(chunks) = &self.chunks
+            && digits > 0
+        {
+            let (groups, _) = values.as_chunks::<SIDE_BY_SIDE>();
+            for (group, out) in groups
+                .iter()
+                .zip(out.chunks_exact_mut(SIDE_BY_SIDE * digits))
+            {
+                let mut fits = true;
+                let group = group.map(|value| {
+                    let value = value.to_u64();
+                    fits &= value.is_some();
+                    value.unwrap_or(0)
+                });
+                // A value out of the domain: one at a time below finds which.
+                if !fits || !chunks.split(group, out, self.order) {
+                    break;
+                }
+                done += SIDE_BY_SIDE;
+            }
+        }
+        for (m, &value) in values.iter().enumerate().skip(done) {
+            let message = &mut out[m * digits..][..digits];
+            self.to_digits(value, message).map_err(|e| e.offset(m))?;
+        }
+        Ok(())
+    }
+
+    /// [`Converter::from_digits`] of each message of `digits` (one after another,
+    /// `values.len()` of them) into `values`. An error names the first message with a digit
+    /// out of range by its index; the values before it are written.
+    ///
+    /// Where the digits share a radix, all of them are checked at once: per message, this is
+    /// faster than a call each.
+    ///
+    /// ```
+    /// use riffpe::{Domain, integer::{Converter, DigitOrder}};
+    ///
+    /// let ids = Converter::new(Domain::Uniform { radix: 10, digits: 3 }, DigitOrder::BigEndian);
+    /// let mut values = [0u64; 2];
+    /// ids.from_digits_many(&[1, 2, 3, 0, 4, 5], &mut values)?;
+    /// assert_eq!(values, [123, 45]);
+    /// # Ok::<(), riffpe::Error>(())
+    /// ```
+    pub fn from_digits_many<T: Integer>(
+        &self,
+        digits: &[u32],
+        values: &mut [T],
+    ) -> Result<(), MessageError> {
+        let len = self.domain.digits();
+        if digits.len() != values.len() * len {
+            return Err(MessageError::MessageLength {
+                expected: values.len() * len,
+                actual: digits.len(),
+            });
+        }
+        // Every digit checked at once; a digit out of range: one at a time below finds which.
+        if let Some(chunks) = &self.chunks
+            && len > 0
+            && chunks.in_range(digits)
+        {
+            for (value, message) in values.iter_mut().zip(digits.chunks_exact(len)) {
+                *value = T::from_u64(chunks.join(message, self.order));
+            }
+            return Ok(());
+        }
+        for (m, value) in values.iter_mut().enumerate() {
+            let message = &digits[m * len..][..len];
+            *value = from_digits(message, self.domain, self.order).map_err(|e| e.offset(m))?;
+        }
+        Ok(())
     }
 
     /// [`from_digits`] of `digits`.
@@ -322,10 +456,9 @@ impl<'d> Converter<'d> {
         if let Some(chunks) = &self.chunks
             && digits.len() == len
         {
-            let value = chunks.join(digits, self.order);
             // A digit out of range: the plain way finds which.
-            if let Some(value) = value {
-                return Ok(T::from_u64(value));
+            if chunks.in_range(digits) {
+                return Ok(T::from_u64(chunks.join(digits, self.order)));
             }
         }
         from_digits(digits, self.domain, self.order)
@@ -422,8 +555,11 @@ pub fn domain_size<T: Integer>(domain: Domain<'_>) -> Result<T, MessageError> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
     use proptest::prelude::*;
+    use std::{vec, vec::Vec};
 
     proptest! {
         #[test]
@@ -480,6 +616,74 @@ mod tests {
             fast[at] = bad_digit;
             let plain = from_digits::<u64>(fast, domain, order);
             prop_assert_eq!(converter.from_digits::<u64>(fast), plain);
+        }
+
+        #[test]
+        fn many_values_convert_as_one_at_a_time(
+            radices in prop::collection::vec(prop_oneof![2u32..=12, 2u32..=300, Just(1 << 16)], 1..20),
+            uniform: bool,
+            big_endian: bool,
+            seeds in prop::collection::vec(any::<u64>(), 0..30),
+            bad in any::<prop::sample::Index>(),
+            bad_digit in any::<u32>(),
+        ) {
+            // A shared radix (the chunked path) or mixed ones, to as many digits as fit 64 bits.
+            let fits = |radices: &[u32]| {
+                max_value::<u64>(Domain::Mixed(radices)).is_ok()
+                    && (!uniform || max_value::<u64>(Domain::Uniform { radix: radices[0], digits: radices.len() }).is_ok())
+            };
+            let mut len = radices.len();
+            while len > 1 && !fits(&radices[..len]) {
+                len -= 1;
+            }
+            let domain = match uniform {
+                true => Domain::Uniform { radix: radices[0], digits: len },
+                false => Domain::Mixed(&radices[..len]),
+            };
+            let order = if big_endian { DigitOrder::BigEndian } else { DigitOrder::LittleEndian };
+            let converter = Converter::new(domain, order);
+            let max = max_value::<u64>(domain).unwrap();
+            // Most values in the domain; some past it, as u128 one past 2^64 among them.
+            let values: Vec<u128> = seeds
+                .iter()
+                .map(|&seed| match seed % 16 {
+                    0 => u128::from(max) + 1 + u128::from(seed >> 60),
+                    1 => u128::from(u64::MAX) + 1,
+                    _ => u128::from(seed % max.wrapping_add(1).max(1)),
+                })
+                .collect();
+            let mut many = vec![0; values.len() * len];
+            let mut one = vec![0; values.len() * len];
+            let got = converter.to_digits_many(&values, &mut many);
+            let first_error = values.iter().zip(one.chunks_exact_mut(len)).enumerate().find_map(
+                |(m, (&value, out))| converter.to_digits(value, out).err().map(|e| e.offset(m)),
+            );
+            prop_assert_eq!(got, first_error.map_or(Ok(()), Err));
+            let written = first_error.map_or(values.len(), |e| match e {
+                MessageError::ValueOutOfDomain { message } => message,
+                _ => 0,
+            });
+            prop_assert_eq!(&many[..written * len], &one[..written * len]);
+
+            // Back, from the digits of the values in the domain, one digit maybe out of range.
+            let fitting: Vec<u64> = values.iter().filter_map(|&v| u64::try_from(v).ok()).filter(|&v| v <= max).collect();
+            let mut digits = vec![0; fitting.len() * len];
+            converter.to_digits_many(&fitting, &mut digits).unwrap();
+            let mut back = vec![0u64; fitting.len()];
+            converter.from_digits_many(&digits, &mut back).unwrap();
+            prop_assert_eq!(&back, &fitting);
+            if !digits.is_empty() {
+                let at = bad.index(digits.len());
+                digits[at] = bad_digit;
+                let got = converter.from_digits_many(&digits, &mut back);
+                let expected = digits.chunks_exact(len).enumerate().find_map(|(m, message)| {
+                    converter.from_digits::<u64>(message).err().map(|e| e.offset(m))
+                });
+                prop_assert_eq!(got, expected.map_or(Ok(()), Err));
+            }
+            // A length that is not the values' digits is refused.
+            prop_assert!(converter.to_digits_many(&fitting, &mut vec![0; digits.len() + 1]).is_err());
+            prop_assert!(converter.from_digits_many(&digits[..digits.len().saturating_sub(1)], &mut back).is_err() || back.is_empty());
         }
 
         #[test]

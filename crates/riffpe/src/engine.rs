@@ -376,9 +376,19 @@ impl LockstepClosure for Lockstep<'_> {
         let radices = (0..digits).map(|i| self.domain.radix(i).unwrap_or(2));
         // Made here and borrowed: moving it into the group would copy its kilobytes.
         let mut kept = keeps.then(|| Kept::for_radices(radices, self.layout.one_message));
+        // A group's digits, held digit by digit while it runs, where they fit.
+        let mut storage;
+        let columns: &mut [u32] = match self.lanes > 1 {
+            true => {
+                storage = [0u32; COLUMN_DIGITS];
+                &mut storage
+            }
+            false => &mut [],
+        };
         let mut group = Group {
             backend,
             ivs: ParBlocks::<B>::default(),
+            columns,
             layout: self.layout,
             macs: self.lanes * self.layout.keystream_stride(),
             encoded: None,
@@ -433,6 +443,41 @@ impl LockstepClosure for Lockstep<'_> {
                 messages.copy_from_slice(&padded.messages[..messages.len()]);
             }
         }
+        crate::scratch::wipe(group.columns);
+    }
+}
+
+/// Digits of a group that it holds digit by digit while it runs: up to this many.
+const COLUMN_DIGITS: usize = group::MAX_LANES * 32;
+
+/// Where digit `i` of lane `l` lies in a group's messages: lane by lane at `l·digits + i`,
+/// or digit by digit, every lane's digit `i` side by side, at `i·lanes + l`. A step reads and
+/// writes one digit of every lane, so the group runs digit by digit where it has room.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arranged {
+    ByLane,
+    ByDigit,
+}
+
+impl Arranged {
+    /// Where digit `i` of lane `lane` lies, of `lanes` messages of `digits` digits.
+    #[inline(always)]
+    fn at(self, lane: usize, i: usize, lanes: usize, digits: usize) -> usize {
+        match self {
+            Arranged::ByLane => lane * digits + i,
+            Arranged::ByDigit => i * lanes + lane,
+        }
+    }
+}
+
+/// `to[c·rows + r] = from[r·cols + c]`: a `rows` × `cols` matrix, row by row, turned. Each
+/// row of `to` is written whole, from a column of `from`.
+#[inline(always)]
+fn transpose(from: &[u32], to: &mut [u32], rows: usize, cols: usize) {
+    for (c, column) in to.chunks_exact_mut(rows).take(cols).enumerate() {
+        for (x, row) in column.iter_mut().zip(from.chunks_exact(cols)) {
+            *x = row[c];
+        }
     }
 }
 
@@ -452,6 +497,8 @@ struct Group<'a, B: LockstepBackend> {
     keys: &'a mut [u64],
     /// For constant-time π of one message: what it keeps of its keys as they arrive.
     kept: Option<&'a mut Kept>,
+    /// Room for the messages digit by digit ([`Arranged::ByDigit`]); empty for one lane.
+    columns: &'a mut [u32],
 }
 
 impl<B: LockstepBackend> Group<'_, B> {
@@ -471,23 +518,40 @@ impl<B: LockstepBackend> Group<'_, B> {
         if let Some((tweaks, prefix)) = tweaks {
             self.set_up_ivs(domain, prefix, tweaks);
         }
+        let columns = core::mem::take(&mut self.columns);
+        let count = messages.len();
+        let arranged = match lanes > 1 && columns.len() >= count {
+            true => Arranged::ByDigit,
+            false => Arranged::ByLane,
+        };
+        let work = match arranged {
+            Arranged::ByDigit => {
+                transpose(messages, &mut columns[..count], lanes, digits);
+                &mut columns[..count]
+            }
+            Arranged::ByLane => &mut *messages,
+        };
         // SPEC: encrypt f = 0, 1 with i ascending; decrypt f = 1, 0 with i descending.
         match direction {
             Direction::Encrypt => {
                 for phase in 0..2 {
                     for i in 0..digits {
-                        self.step(domain, messages, lanes, i, phase, direction);
+                        self.step(domain, work, arranged, lanes, i, phase, direction);
                     }
                 }
             }
             Direction::Decrypt => {
                 for phase in (0..2).rev() {
                     for i in (0..digits).rev() {
-                        self.step(domain, messages, lanes, i, phase, direction);
+                        self.step(domain, work, arranged, lanes, i, phase, direction);
                     }
                 }
             }
         }
+        if arranged == Arranged::ByDigit {
+            transpose(&columns[..count], messages, digits, lanes);
+        }
+        self.columns = columns;
     }
 
     /// [`setup_iv`] of each lane's own tweak (one a lane) into `ivs`, from `prefix`, the
@@ -536,10 +600,12 @@ impl<B: LockstepBackend> Group<'_, B> {
     /// with the AES target features, so that AES rounds inline and a chain's state stays in a
     /// register instead of a store-to-load round trip per block.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn step(
         &mut self,
         domain: Domain<'_>,
         messages: &mut [u32],
+        arranged: Arranged,
         lanes: usize,
         i: usize,
         phase: u32,
@@ -570,6 +636,7 @@ impl<B: LockstepBackend> Group<'_, B> {
             macs: &mut self.keystream[self.macs..][..lanes * mac_len],
             lanes,
             messages: &messages[..lanes * digits],
+            arranged,
         };
         match (width, previous) {
             (1, None) => encode::<1>(inputs, i, phase),
@@ -663,8 +730,15 @@ impl<B: LockstepBackend> Group<'_, B> {
             };
             let work = Work::new(work_keys, n);
             let mut column = [0u32; group::MAX_LANES];
-            for (digit, message) in column.iter_mut().zip(messages.chunks_exact(digits)) {
-                *digit = message[i];
+            match arranged {
+                Arranged::ByDigit => {
+                    column[..lanes].copy_from_slice(&messages[i * lanes..][..lanes])
+                }
+                Arranged::ByLane => {
+                    for (digit, message) in column.iter_mut().zip(messages.chunks_exact(digits)) {
+                        *digit = message[i];
+                    }
+                }
             }
             match kernel {
                 GroupKernel::Fast(kernel) if forward => kernel.forward(&blocks, work, &mut column),
@@ -673,8 +747,15 @@ impl<B: LockstepBackend> Group<'_, B> {
                     kernel.select(&blocks, work, &mut column, forward)
                 }
             }
-            for (&digit, message) in column.iter().zip(messages.chunks_exact_mut(digits)) {
-                message[i] = digit;
+            match arranged {
+                Arranged::ByDigit => {
+                    messages[i * lanes..][..lanes].copy_from_slice(&column[..lanes])
+                }
+                Arranged::ByLane => {
+                    for (&digit, message) in column.iter().zip(messages.chunks_exact_mut(digits)) {
+                        message[i] = digit;
+                    }
+                }
             }
         } else {
             // Many chains are bound by AES throughput: keep the block loop lean, then make each
@@ -693,7 +774,7 @@ impl<B: LockstepBackend> Group<'_, B> {
                 self.keys[..keys_stride].split_at_mut(self.layout.max_radix as usize);
             for lane in 0..lanes {
                 let keystream = &self.keystream[lane * ks_stride..][..ks_stride];
-                let digit = &mut messages[lane * digits + i];
+                let digit = &mut messages[arranged.at(lane, i, lanes, digits)];
                 *digit = if !forward && selection == Selection::Fast {
                     // Ranking needs no stored keys: one pass over the keystream.
                     keyed.inverse_from_keystream(keystream, *digit)
@@ -735,6 +816,7 @@ impl<B: LockstepBackend> Group<'_, B> {
                     macs: &mut *macs,
                     lanes: 1,
                     messages: message,
+                    arranged: Arranged::ByLane,
                 };
                 encode::<W>(inputs, i, phase);
                 // Written already: patching the step's own slots again changes nothing.
@@ -969,6 +1051,7 @@ struct MacInputs<'a> {
     macs: &'a mut [u8],
     lanes: usize,
     messages: &'a [u32],
+    arranged: Arranged,
 }
 
 impl MacInputs<'_> {
@@ -993,11 +1076,19 @@ impl MacInputs<'_> {
     /// Slot `slot` of every lane's input holds its message's digit `slot`.
     #[inline(always)]
     fn put_digits<const W: usize>(&mut self, slot: usize, digits: usize) {
-        // Walked message by message, not indexed by lane: no multiplication a lane, and the
-        // loop's state stays in registers (a stepped iterator's was reloaded every lane).
         let messages = self.messages;
-        let column = messages.chunks_exact(digits).map(|message| message[slot]);
-        self.put::<W>(slot, column);
+        match self.arranged {
+            Arranged::ByDigit => {
+                let column = &messages[slot * self.lanes..][..self.lanes];
+                self.put::<W>(slot, column.iter().copied());
+            }
+            // Walked message by message, not indexed by lane: no multiplication a lane, and
+            // the loop's state stays in registers (a stepped iterator's was reloaded every lane).
+            Arranged::ByLane => {
+                let column = messages.chunks_exact(digits).map(|message| message[slot]);
+                self.put::<W>(slot, column);
+            }
+        }
     }
 }
 

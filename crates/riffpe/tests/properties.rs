@@ -205,6 +205,10 @@ fn lockstep_equals_one_at_a_time() {
         (false, vec![200; 4], 32),
         (false, vec![10; 16], 18),
         (false, vec![2; 19], 17),
+        // More digits than a group of 64 holds digit by digit: it runs lane by lane, with
+        // the group kernel and (fast, above radix 255) without.
+        (false, vec![3; 40], 2),
+        (false, vec![300; 34], 2),
         (false, vec![1000; 3], 19),
         (false, vec![70_000; 2], 3),
         (true, vec![26, 10, 10, 10, 10, 10, 10, 10], 16),

@@ -376,9 +376,11 @@ impl LockstepClosure for Lockstep<'_> {
         let radices = (0..digits).map(|i| self.domain.radix(i).unwrap_or(2));
         // Made here and borrowed: moving it into the group would copy its kilobytes.
         let mut kept = keeps.then(|| Kept::for_radices(radices, self.layout.one_message));
-        // A group's digits, held digit by digit while it runs, where they fit.
+        // A group's digits, held digit by digit while it runs, where they fit. Decided by
+        // the backend's lanes, known when this is compiled, so that a portable backend's
+        // two or four lanes (a microcontroller's small stack) do without the buffer.
         let mut storage;
-        let columns: &mut [u32] = match self.lanes > 1 {
+        let columns: &mut [u32] = match B::ParBlocksSize::USIZE >= COLUMN_LANES && self.lanes > 1 {
             true => {
                 storage = [0u32; COLUMN_DIGITS];
                 &mut storage
@@ -449,6 +451,9 @@ impl LockstepClosure for Lockstep<'_> {
 
 /// Digits of a group that it holds digit by digit while it runs: up to this many.
 const COLUMN_DIGITS: usize = group::MAX_LANES * 32;
+
+/// The fewest lanes of a backend whose groups run digit by digit.
+const COLUMN_LANES: usize = 8;
 
 /// Where digit `i` of lane `l` lies in a group's messages: lane by lane at `l·digits + i`,
 /// or digit by digit, every lane's digit `i` side by side, at `i·lanes + l`. A step reads and

@@ -359,9 +359,9 @@ impl<'d> Converter<'d> {
         out: &mut [u32],
     ) -> Result<(), MessageError> {
         let digits = self.domain.digits();
-        if out.len() != values.len() * digits {
+        if values.len().checked_mul(digits) != Some(out.len()) {
             return Err(MessageError::MessageLength {
-                expected: values.len() * digits,
+                expected: values.len().saturating_mul(digits),
                 actual: out.len(),
             });
         }
@@ -416,9 +416,9 @@ impl<'d> Converter<'d> {
         values: &mut [T],
     ) -> Result<(), MessageError> {
         let len = self.domain.digits();
-        if digits.len() != values.len() * len {
+        if values.len().checked_mul(len) != Some(digits.len()) {
             return Err(MessageError::MessageLength {
-                expected: values.len() * len,
+                expected: values.len().saturating_mul(len),
                 actual: digits.len(),
             });
         }
@@ -560,6 +560,24 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::{vec, vec::Vec};
+
+    #[test]
+    fn many_values_refuse_lengths_past_usize() {
+        let domain = Domain::Uniform {
+            radix: 10,
+            digits: usize::MAX,
+        };
+        let converter = Converter::new(domain, DigitOrder::LittleEndian);
+        let expected = Err(MessageError::MessageLength {
+            expected: usize::MAX,
+            actual: 0,
+        });
+        assert_eq!(converter.to_digits_many(&[1u64, 2], &mut []), expected);
+        assert_eq!(
+            converter.from_digits_many::<u64>(&[], &mut [0, 0]),
+            expected
+        );
+    }
 
     proptest! {
         #[test]

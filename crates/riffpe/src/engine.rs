@@ -445,7 +445,9 @@ impl LockstepClosure for Lockstep<'_> {
                 messages.copy_from_slice(&padded.messages[..messages.len()]);
             }
         }
-        crate::scratch::wipe(group.columns);
+        // Only what held digits: a call of a few messages wipes a few.
+        let used = (self.lanes * digits).min(group.columns.len());
+        crate::scratch::wipe(&mut group.columns[..used]);
     }
 }
 
@@ -471,6 +473,36 @@ impl Arranged {
         match self {
             Arranged::ByLane => lane * digits + i,
             Arranged::ByDigit => i * lanes + lane,
+        }
+    }
+
+    /// Digit `i` of each of the `column.len()` messages of `messages` into `column`. Lane by
+    /// lane, walked message by message: no multiplication a lane.
+    #[inline(always)]
+    fn gather(self, messages: &[u32], i: usize, lanes: usize, column: &mut [u32]) {
+        match self {
+            Arranged::ByDigit => column.copy_from_slice(&messages[i * lanes..][..lanes]),
+            Arranged::ByLane => {
+                let digits = messages.len() / lanes;
+                for (digit, message) in column.iter_mut().zip(messages.chunks_exact(digits)) {
+                    *digit = message[i];
+                }
+            }
+        }
+    }
+
+    /// [`Arranged::gather`] the other way: `column` into digit `i` of each message.
+    #[inline(always)]
+    fn scatter(self, column: &[u32], i: usize, messages: &mut [u32]) {
+        let lanes = column.len();
+        match self {
+            Arranged::ByDigit => messages[i * lanes..][..lanes].copy_from_slice(column),
+            Arranged::ByLane => {
+                let digits = messages.len() / lanes;
+                for (&digit, message) in column.iter().zip(messages.chunks_exact_mut(digits)) {
+                    message[i] = digit;
+                }
+            }
         }
     }
 }
@@ -735,16 +767,7 @@ impl<B: LockstepBackend> Group<'_, B> {
             };
             let work = Work::new(work_keys, n);
             let mut column = [0u32; group::MAX_LANES];
-            match arranged {
-                Arranged::ByDigit => {
-                    column[..lanes].copy_from_slice(&messages[i * lanes..][..lanes])
-                }
-                Arranged::ByLane => {
-                    for (digit, message) in column.iter_mut().zip(messages.chunks_exact(digits)) {
-                        *digit = message[i];
-                    }
-                }
-            }
+            arranged.gather(messages, i, lanes, &mut column[..lanes]);
             match kernel {
                 GroupKernel::Fast(kernel) if forward => kernel.forward(&blocks, work, &mut column),
                 GroupKernel::Fast(kernel) => kernel.inverse(&blocks, work, &mut column),
@@ -752,16 +775,7 @@ impl<B: LockstepBackend> Group<'_, B> {
                     kernel.select(&blocks, work, &mut column, forward)
                 }
             }
-            match arranged {
-                Arranged::ByDigit => {
-                    messages[i * lanes..][..lanes].copy_from_slice(&column[..lanes])
-                }
-                Arranged::ByLane => {
-                    for (&digit, message) in column.iter().zip(messages.chunks_exact_mut(digits)) {
-                        message[i] = digit;
-                    }
-                }
-            }
+            arranged.scatter(&column[..lanes], i, messages);
         } else {
             // Many chains are bound by AES throughput: keep the block loop lean, then make each
             // lane's keys from its keystream, contiguous and cache-friendly.

@@ -127,8 +127,7 @@ struct Chunks {
     chunk_reciprocal: u128,
 }
 
-/// Values converted side by side by [`Converter::to_digits_many`] and
-/// [`Converter::from_digits_many`].
+/// Values converted side by side by [`Converter::to_digits_many`].
 const SIDE_BY_SIDE: usize = 8;
 
 /// Powers of a radix below 2³², from `r^0`: 32 for radix 2.
@@ -359,12 +358,7 @@ impl<'d> Converter<'d> {
         out: &mut [u32],
     ) -> Result<(), MessageError> {
         let digits = self.domain.digits();
-        if values.len().checked_mul(digits) != Some(out.len()) {
-            return Err(MessageError::MessageLength {
-                expected: values.len().saturating_mul(digits),
-                actual: out.len(),
-            });
-        }
+        self.check_many(values.len(), out.len())?;
         let mut done = 0;
         if let Some(chunks) = &self.chunks
             && digits > 0
@@ -416,12 +410,7 @@ impl<'d> Converter<'d> {
         values: &mut [T],
     ) -> Result<(), MessageError> {
         let len = self.domain.digits();
-        if values.len().checked_mul(len) != Some(digits.len()) {
-            return Err(MessageError::MessageLength {
-                expected: values.len().saturating_mul(len),
-                actual: digits.len(),
-            });
-        }
+        self.check_many(values.len(), digits.len())?;
         // Every digit checked at once; a digit out of range: one at a time below finds which.
         if let Some(chunks) = &self.chunks
             && len > 0
@@ -437,6 +426,18 @@ impl<'d> Converter<'d> {
             *value = from_digits(message, self.domain, self.order).map_err(|e| e.offset(m))?;
         }
         Ok(())
+    }
+
+    /// That `digits` is the digits of `values` messages of the domain, one after another.
+    fn check_many(&self, values: usize, digits: usize) -> Result<(), MessageError> {
+        let expected = values.checked_mul(self.domain.digits());
+        match expected == Some(digits) {
+            true => Ok(()),
+            false => Err(MessageError::MessageLength {
+                expected: expected.unwrap_or(usize::MAX),
+                actual: digits,
+            }),
+        }
     }
 
     /// [`from_digits`] of `digits`.

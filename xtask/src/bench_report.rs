@@ -36,6 +36,8 @@ const BENCH_PACKAGE: &str = "riffpe-benches";
 pub fn bench_report(options: &Options) -> Result {
     let metadata = Metadata::load()?;
     let criterion = metadata.target_dir()?.join("criterion");
+    // The tree the benches are built from: edits made while they run do not make it dirty.
+    let detected = Machine::detect();
     let mut command = cargo();
     command.args(["bench", "--package", BENCH_PACKAGE]);
     if !options.bench_args.is_empty() {
@@ -70,7 +72,7 @@ pub fn bench_report(options: &Options) -> Result {
     // The date the benches ran, also when the report is made later.
     let machine = Machine {
         date: utc_date(newest),
-        ..Machine::detect()
+        ..detected
     };
     let report = render(&measurements, &machine, &source);
     fs::write(&options.output, report)?;

@@ -211,6 +211,10 @@ fn lockstep_equals_one_at_a_time() {
         (false, vec![300; 34], 2),
         (false, vec![1000; 3], 19),
         (false, vec![70_000; 2], 3),
+        // Four-byte slots over two blocks, the last slot in the second.
+        (true, vec![70_000, 3, 5, 7], 3),
+        // One digit: a step's digit and its phase share a slot.
+        (false, vec![100; 1], 16),
         (true, vec![26, 10, 10, 10, 10, 10, 10, 10], 16),
         (true, vec![40, 50, 50, 100], 15),
         (true, vec![3, 300, 2], 1),

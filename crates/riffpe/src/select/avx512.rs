@@ -235,8 +235,13 @@ fn store_middles(picks: [__m512i; 4], value: &mut [u64; 16], kept: u64) {
     ];
     let (out, _) = value.as_chunks_mut::<CHUNK>();
     for (out, half) in out.iter_mut().zip(halves) {
-        // SAFETY: `out` is 64 writable bytes; the store is unaligned.
-        unsafe { _mm512_mask_storeu_epi8(out.as_mut_ptr().cast(), kept, half) }
+        // SAFETY: `out` is 64 writable bytes; the stores are unaligned.
+        unsafe {
+            match kept {
+                u64::MAX => _mm512_storeu_si512(out.as_mut_ptr().cast(), half),
+                _ => _mm512_mask_storeu_epi8(out.as_mut_ptr().cast(), kept, half),
+            }
+        }
     }
 }
 

@@ -36,7 +36,8 @@ const BENCH_PACKAGE: &str = "riffpe-benches";
 pub fn bench_report(options: &Options) -> Result {
     let metadata = Metadata::load()?;
     let criterion = metadata.target_dir()?.join("criterion");
-    // The tree the benches are built from: edits made while they run do not make it dirty.
+    // Read before the benches are built and run, so that edits made while they run do not
+    // mark the report dirty.
     let detected = Machine::detect();
     let mut command = cargo();
     command.args(["bench", "--package", BENCH_PACKAGE]);

@@ -479,7 +479,8 @@ impl Arranged {
     /// Digit `i` of each of the `column.len()` messages of `messages` into `column`. Lane by
     /// lane, walked message by message: no multiplication a lane.
     #[inline(always)]
-    fn gather(self, messages: &[u32], i: usize, lanes: usize, column: &mut [u32]) {
+    fn gather(self, messages: &[u32], i: usize, column: &mut [u32]) {
+        let lanes = column.len();
         match self {
             Arranged::ByDigit => column.copy_from_slice(&messages[i * lanes..][..lanes]),
             Arranged::ByLane => {
@@ -767,7 +768,7 @@ impl<B: LockstepBackend> Group<'_, B> {
             };
             let work = Work::new(work_keys, n);
             let mut column = [0u32; group::MAX_LANES];
-            arranged.gather(messages, i, lanes, &mut column[..lanes]);
+            arranged.gather(messages, i, &mut column[..lanes]);
             match kernel {
                 GroupKernel::Fast(kernel) if forward => kernel.forward(&blocks, work, &mut column),
                 GroupKernel::Fast(kernel) => kernel.inverse(&blocks, work, &mut column),

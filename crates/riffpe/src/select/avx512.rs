@@ -235,6 +235,8 @@ fn store_middles(picks: [__m512i; 4], value: &mut [u64; 16], kept: u64) {
     ];
     let (out, _) = value.as_chunks_mut::<CHUNK>();
     for (out, half) in out.iter_mut().zip(halves) {
+        // Whole where every byte is kept: `make_planes`' constant mask compiles so anyway, but
+        // written out, the row loop around it measured faster (BENCHMARKS.md).
         // SAFETY: `out` is 64 writable bytes; the stores are unaligned.
         unsafe {
             match kept {

@@ -608,21 +608,29 @@ mod tests {
     }
 
     /// Constant-time π of one message gives the fast selection's results whichever radix it
-    /// searches from (the CPU picks one of four) and whichever search it runs (AVX-512's where
-    /// the CPU has it, else the 128-bit one), ranking on arrival or searching on either side of
-    /// each, RiffpeX's steps switching between the two within a message.
+    /// searches from (the CPU picks one of three) and whichever search it runs (AVX-512's where
+    /// the CPU has it, with or without its leading bits ranked on arrival, else the 128-bit
+    /// one), ranking on arrival or searching on either side of each, RiffpeX's steps switching
+    /// between them within a message.
     #[test]
     fn one_message_ranks_or_searches_alike() {
-        use crate::select::{OneMessage, SEARCHED_RADICES, WideSearch};
-        // The 128-bit search, and AVX-512's where the CPU has it.
-        let searches = core::iter::once(None).chain(WideSearch::detect().map(Some));
+        use crate::select::{LEADS_RANKED_TO, OneMessage, SEARCHED_RADICES, WideSearch};
+        // The 128-bit search, and AVX-512's where the CPU has it, leads ranked on arrival or not.
+        let searches = core::iter::once((None, 0)).chain(
+            WideSearch::detect()
+                .into_iter()
+                .flat_map(|wide| [(Some(wide), 0), (Some(wide), LEADS_RANKED_TO)]),
+        );
         let ways = SEARCHED_RADICES
             .into_iter()
             .flat_map(move |searched_radix| {
-                searches.clone().map(move |wide| OneMessage {
-                    searched_radix,
-                    wide,
-                })
+                searches
+                    .clone()
+                    .map(move |(wide, leads_ranked_to)| OneMessage {
+                        searched_radix,
+                        wide,
+                        leads_ranked_to,
+                    })
             });
         let fast = |fpe: &Riffpe| {
             let fast = Riffpe::builder(fpe.radix(), fpe.digits()).selection(Selection::Fast);
@@ -631,6 +639,7 @@ mod tests {
         // Each side of every radix searched from, and two above them all.
         let around = SEARCHED_RADICES
             .into_iter()
+            .chain([LEADS_RANKED_TO])
             .flat_map(|from| [from - 1, from, from + 1]);
         for radix in around.chain([100, 256]) {
             let mut fpe = Riffpe::builder(radix, 6).build(&KEY).unwrap();
@@ -650,13 +659,13 @@ mod tests {
                 }
             }
         }
-        let radices = [40u32, 100, 120, 60, 250, 10];
+        let radices = [40u32, 100, 120, 60, 250, 10, 201];
         let mut mixed = RiffpeX::new(&radices[..], &KEY, b"").unwrap();
         let fast = RiffpeX::builder(&radices[..])
             .selection(Selection::Fast)
             .build(&KEY)
             .unwrap();
-        let message = [39, 0, 119, 31, 200, 9];
+        let message = [39, 0, 119, 31, 200, 9, 200];
         let (mut expected, mut ours) = (message, message);
         fast.encrypt(&mut expected).unwrap();
         for way in ways {

@@ -8,6 +8,7 @@
 use core::arch::x86_64::*;
 
 use super::KeyLayout;
+use super::constant_time::{LEAD_LANES, LeadRanks, RANKED_RADIX};
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, Gathered, MARK_WORDS, Marks, OctetsAt, PLANE_LANES,
     Passes, Picked, SMALL_RADIX, Work, by_chunks, by_radix, counted_digits, found_digits, lead_at,
@@ -88,6 +89,26 @@ impl OneSearch {
     pub(super) fn pick_one(self, layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
         // SAFETY: `self` exists only where the CPU has the features `pick_one` is built with.
         unsafe { pick_one(layout, keys, x) }
+    }
+
+    /// [`rank_lead`]: key `j` of one message kept and ranked as it arrives.
+    #[inline(always)]
+    pub(super) fn rank_lead(self, ranked: &mut LeadRanks, j: usize, key: u64) {
+        // SAFETY: `self` exists only where the CPU has AVX-512 F and BW, all `rank_lead` needs.
+        unsafe { rank_lead(ranked, j, key) }
+    }
+
+    /// [`pick_ranked_lead`]: one message's constant-time π from what [`rank_lead`] kept.
+    #[inline(always)]
+    pub(super) fn pick_ranked_lead(
+        self,
+        layout: &KeyLayout,
+        keys: &[u64],
+        ranked: &LeadRanks,
+        x: u32,
+    ) -> Option<(u64, bool)> {
+        // SAFETY: as for `pick_one`.
+        unsafe { pick_ranked_lead(layout, keys, ranked, x) }
     }
 }
 
@@ -1161,31 +1182,36 @@ fn inverse_chunk<const CONSTANT_TIME: bool>(
 }
 
 /// Slots for one message's keys that share the leading 16 bits of the key of rank x
-/// ([`pick_one`]): a vector of them.
+/// ([`pick_one`], [`pick_ranked_lead`]): a vector of them.
 const ONE_SLOTS: u32 = 8;
+
+/// The mask of `count` lanes of eight from lane `from`, those past the eighth cut off.
+#[inline(always)]
+fn span(from: u32, count: u32) -> u8 {
+    (((1u32 << count.min(ONE_SLOTS)) - 1) << from.min(ONE_SLOTS)) as u8
+}
+
+/// Keys `8·c` to `8·c + 7` of `keys` and the mask of those present: lanes past the last key are
+/// masked off, never read.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn key_chunk(keys: &[u64], c: usize) -> (__m512i, u8) {
+    let keys = &keys[CHUNK * c..];
+    let present = span(0, keys.len().min(CHUNK) as u32);
+    // SAFETY: a masked load reads only the lanes in `present` (the others cannot fault), and
+    // those are keys.
+    let words = unsafe { _mm512_maskz_loadu_epi64(present, keys.as_ptr().cast()) };
+    (words, present)
+}
 
 /// One message's constant-time π over its `keys` (at most 256; those of the step, in order):
 /// the key of rank `x` and whether another shares its leading bits (never where keys are
 /// exact), or `None` if more than [`ONE_SLOTS`] keys share its leading 16 bits. The leading 16
 /// bits of every key, 32 to a vector, are searched two bits a pass, three candidates counted
-/// by mask compares; then the keys that share the bits found are gathered into one vector
-/// (compressed from each eight keys, expanded into the next free slots) and ranked against each
-/// other. No branch or address depends on the keys or on `x`.
+/// by mask compares; then [`pick_sharing`]. No branch or address depends on the keys or on `x`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,popcnt")]
 fn pick_one(layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
     debug_assert!((1..=256).contains(&keys.len()) && (x as usize) < keys.len());
-    // The mask of `count` lanes of eight from lane `from`, those past the eighth cut off.
-    let span =
-        |from: u32, count: u32| (((1u32 << count.min(ONE_SLOTS)) - 1) << from.min(ONE_SLOTS)) as u8;
-    // Eight keys a chunk; lanes past the last key are masked off, never read.
-    let chunk = |c: usize| {
-        let keys = &keys[CHUNK * c..];
-        let present = span(0, keys.len().min(CHUNK) as u32);
-        // SAFETY: a masked load reads only the lanes in `present` (the others cannot fault),
-        // and those are keys.
-        let words = unsafe { _mm512_maskz_loadu_epi64(present, keys.as_ptr().cast()) };
-        (words, present)
-    };
     let chunks = keys.len().div_ceil(CHUNK);
     // The leading 16 bits of keys 32·v to 32·v + 31 in vector v; `valid` masks those present.
     let mut leads = [_mm512_setzero_si512(); 8];
@@ -1196,7 +1222,7 @@ fn pick_one(layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
         let part = |p: usize| {
             let c = 4 * v + p;
             if c < chunks {
-                _mm512_cvtepi64_epi16(_mm512_srli_epi64::<48>(chunk(c).0))
+                _mm512_cvtepi64_epi16(_mm512_srli_epi64::<48>(key_chunk(keys, c).0))
             } else {
                 _mm_setzero_si128()
             }
@@ -1232,16 +1258,28 @@ fn pick_one(layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
     let below: u32 = (0..vectors)
         .map(|v| _mm512_mask_cmplt_epu16_mask(valid[v], leads[v], lead).count_ones())
         .sum();
-    let rank = x - below;
+    let lead = _mm_cvtsi128_si32(_mm512_castsi512_si128(lead)) as u16;
+    pick_sharing(layout, keys, lead, x - below)
+}
+
+/// The key of rank `rank` among those of `keys` whose leading 16 bits are `lead`, and whether
+/// another shares its leading bits (never where keys are exact), or `None` if more than
+/// [`ONE_SLOTS`] share `lead`: those keys are gathered into one vector (compressed from each
+/// eight keys, expanded into the next free slots) and ranked against each other, with no
+/// branch or address that depends on the keys, `lead` or `rank`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,popcnt")]
+fn pick_sharing(layout: &KeyLayout, keys: &[u64], lead: u16, rank: u32) -> Option<(u64, bool)> {
+    let chunks = keys.len().div_ceil(CHUNK);
     // The keys that share the lead, in the slots from the first; the others all ones, which
     // lie below no key. Two sets of slots (even and odd chunks) halve the chain of expands,
     // each of which waits on the one before.
-    let wanted = _mm512_cvtepu16_epi64(_mm512_castsi512_si128(lead));
+    let wanted = _mm512_set1_epi64(i64::from(lead));
     let gather = |c: usize, slots: __m512i, filled: u32| {
         if c >= chunks {
             return (slots, filled);
         }
-        let (words, present) = chunk(c);
+        let (words, present) = key_chunk(keys, c);
         let shares = _mm512_mask_cmpeq_epu64_mask(present, _mm512_srli_epi64::<48>(words), wanted);
         let count = u32::from(shares).count_ones();
         let compressed = _mm512_maskz_compress_epi64(shares, words);
@@ -1277,4 +1315,107 @@ fn pick_one(layout: &KeyLayout, keys: &[u64], x: u32) -> Option<(u64, bool)> {
         value_mask,
     );
     Some((found, !layout.exact() && same.count_ones() != 1))
+}
+
+/// Keeps key `j`'s leading 16 bits in `ranked` and ranks them against those of the keys before
+/// it (all three branch-free): after it, `ranked.ranks[i]` for `i ≤ j` is the number of keys
+/// up to `j` that come before key `i` by leading bits, then by index. Each earlier vector of
+/// leads costs one compare, its count and a masked add, so the whole step's ranking issues
+/// between the AES rounds of its chain, which leave the vector units mostly idle.
+///
+/// Not `#[target_feature]`: so that it inlines into the one-message chain, which the VAES-512
+/// backend builds with these features; elsewhere the intrinsics are calls, as correct.
+/// Key `j`'s lanes (and those after it) must be zero, as [`LeadRanks::reset`] leaves them:
+/// its values are ORed in, so that every store is a whole vector, which the next key's loads
+/// take from the store queue (a narrower or masked store would stall them until it retires).
+///
+/// # Safety
+///
+/// The CPU must have AVX-512 F and BW.
+#[inline(always)]
+unsafe fn rank_lead(ranked: &mut LeadRanks, j: usize, key: u64) {
+    let (leads, ranks) = (&mut ranked.leads, &mut ranked.ranks);
+    let (last, lane) = (j / LEAD_LANES, j % LEAD_LANES);
+    // SAFETY: (all intrinsics) the caller's CPU has AVX-512 F and BW; every load and store is
+    // of a whole vector of `leads` or `ranks`, which hold `RANKED_RADIX` values, a multiple of
+    // `LEAD_LANES`, aligned to 64 bytes.
+    unsafe {
+        let lead = _mm512_set1_epi16((key >> 48) as u16 as i16);
+        let one = _mm512_set1_epi16(1);
+        let mut before = 0u32;
+        let vector = |values: &[u16; RANKED_RADIX as usize], v: usize| {
+            _mm512_load_si512(values[LEAD_LANES * v..].as_ptr().cast())
+        };
+        let store = |values: &mut [u16; RANKED_RADIX as usize], v: usize, value: __m512i| {
+            _mm512_store_si512(values[LEAD_LANES * v..].as_mut_ptr().cast(), value)
+        };
+        for v in 0..last {
+            // Earlier keys at or below key j come before it; those above come after.
+            let at_most = _mm512_cmple_epu16_mask(vector(leads, v), lead);
+            before += at_most.count_ones();
+            let counts = vector(ranks, v);
+            store(
+                ranks,
+                v,
+                _mm512_mask_add_epi16(counts, !at_most, counts, one),
+            );
+        }
+        let earlier = (1u32 << lane) - 1;
+        let own = 1u32 << lane;
+        let those = vector(leads, last);
+        let at_most = _mm512_mask_cmple_epu16_mask(earlier, those, lead);
+        before += at_most.count_ones();
+        store(
+            leads,
+            last,
+            _mm512_or_si512(those, _mm512_maskz_mov_epi16(own, lead)),
+        );
+        let counts = vector(ranks, last);
+        let counts = _mm512_mask_add_epi16(counts, earlier & !at_most, counts, one);
+        let rank = _mm512_maskz_mov_epi16(own, _mm512_set1_epi16(before as i16));
+        store(ranks, last, _mm512_or_si512(counts, rank));
+    }
+}
+
+/// One message's constant-time π from the ranks [`rank_lead`] kept of all its `keys` (at most
+/// [`RANKED_RADIX`]): the key of rank `x` as [`pick_one`] gives it. The keys' ranks by leading
+/// bits and index order them as their values do but among keys that share their leading 16
+/// bits, which sit side by side in both orders: so the leading bits of the key of rank `x` are
+/// those of the key ranked `x`, picked by one compare a vector; then [`pick_sharing`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,popcnt")]
+fn pick_ranked_lead(
+    layout: &KeyLayout,
+    keys: &[u64],
+    ranked: &LeadRanks,
+    x: u32,
+) -> Option<(u64, bool)> {
+    debug_assert!((1..=RANKED_RADIX as usize).contains(&keys.len()) && (x as usize) < keys.len());
+    let vectors = keys.len().div_ceil(LEAD_LANES);
+    let present = |v: usize| {
+        let count = keys.len().saturating_sub(LEAD_LANES * v).min(LEAD_LANES);
+        ((1u64 << count) - 1) as u32
+    };
+    // SAFETY: whole vectors of `leads` and `ranks`, as in `rank_lead`.
+    let vector = |values: &[u16; RANKED_RADIX as usize], v: usize| unsafe {
+        _mm512_load_si512(values[LEAD_LANES * v..].as_ptr().cast())
+    };
+    // Exactly one key has rank x: its lead, ORed from every vector.
+    let x_wide = _mm512_set1_epi16(x as i16);
+    let mut lead = _mm512_setzero_si512();
+    for v in 0..vectors {
+        let ranked_x = _mm512_mask_cmpeq_epu16_mask(present(v), vector(&ranked.ranks, v), x_wide);
+        lead = _mm512_or_si512(
+            lead,
+            _mm512_maskz_mov_epi16(ranked_x, vector(&ranked.leads, v)),
+        );
+    }
+    let lead = _mm512_reduce_or_epi32(lead) as u32;
+    let lead = (lead | lead >> 16) as u16;
+    let wide = _mm512_set1_epi16(lead as i16);
+    let below: u32 = (0..vectors)
+        .map(|v| {
+            _mm512_mask_cmplt_epu16_mask(present(v), vector(&ranked.leads, v), wide).count_ones()
+        })
+        .sum();
+    pick_sharing(layout, keys, lead, x - below)
 }

@@ -21,25 +21,54 @@ pub(crate) const SEARCHED_RADIX_WIDE: u32 = 32;
 /// hides behind the chain up to larger radices.
 pub(crate) const SEARCHED_RADIX_ZEN: u32 = 64;
 
-/// [`SEARCHED_RADIX_ZEN`] on Zen 4 and Zen 5, which search on AVX-512 ([`WideSearch`]) and
-/// where ranking on arrival hides behind the chain longer than on Zen 3 (BENCHMARKS.md).
-pub(crate) const SEARCHED_RADIX_ZEN_WIDE: u32 = 80;
-
 /// Every radix one message may search from: `OneMessage::detect` picks one for the CPU.
-pub(crate) const SEARCHED_RADICES: [u32; 4] = [
-    SEARCHED_RADIX_WIDE,
-    SEARCHED_RADIX,
-    SEARCHED_RADIX_ZEN,
-    SEARCHED_RADIX_ZEN_WIDE,
-];
+pub(crate) const SEARCHED_RADICES: [u32; 3] =
+    [SEARCHED_RADIX_WIDE, SEARCHED_RADIX, SEARCHED_RADIX_ZEN];
 
 /// The largest of the radices one message searches from: [`Ranks`] holds a key for each radix
 /// below it.
-pub(crate) const LARGEST_SEARCHED_RADIX: u32 = if SEARCHED_RADIX_ZEN > SEARCHED_RADIX_ZEN_WIDE {
-    SEARCHED_RADIX_ZEN
-} else {
-    SEARCHED_RADIX_ZEN_WIDE
-};
+pub(crate) const LARGEST_SEARCHED_RADIX: u32 = SEARCHED_RADIX_ZEN;
+
+/// The largest radix whose keys' leading 16 bits Zen 4 and Zen 5 rank as they arrive
+/// ([`LeadRanks`]) from [`SEARCHED_RADIX`] on; above it, AVX-512 searches after the chain
+/// ([`WideSearch`]): by radix 200 the ranking no longer hides behind the chain (BENCHMARKS.md).
+pub(crate) const LEADS_RANKED_TO: u32 = 128;
+
+/// Leading 16 bits of keys a vector of [`LeadRanks`] holds.
+pub(crate) const LEAD_LANES: usize = 32;
+
+/// One message's keys' leading 16 bits and their ranks, kept as the keys arrive (by AVX-512,
+/// `avx512::rank_lead`): `ranks[i]` counts the keys that come before key `i` by leading bits,
+/// then by index. Those ranks order the keys as their values do but among keys that share
+/// their leading 16 bits, which sit side by side in both orders: so after the chain the key of
+/// rank x shares its leading bits with the key ranked x, and is found among the few that do.
+/// Ranking 16-bit leads, 32 to a vector, costs a quarter of the compares of whole keys, few
+/// enough to issue between the chain's AES rounds.
+#[repr(C, align(64))]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) struct LeadRanks {
+    pub(super) leads: [u16; RANKED_RADIX as usize],
+    pub(super) ranks: [u16; RANKED_RADIX as usize],
+}
+
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+impl LeadRanks {
+    #[inline(always)]
+    pub(crate) fn new() -> Self {
+        LeadRanks {
+            leads: [0; RANKED_RADIX as usize],
+            ranks: [0; RANKED_RADIX as usize],
+        }
+    }
+
+    /// Ready for a step of `n` keys: the vectors they fill zero, as `avx512::rank_lead` needs.
+    #[inline(always)]
+    pub(crate) fn reset(&mut self, n: usize) {
+        let lanes = n.next_multiple_of(LEAD_LANES);
+        self.leads[..lanes].fill(0);
+        self.ranks[..lanes].fill(0);
+    }
+}
 
 /// Keys ranked side by side: a multiple of every SIMD width the ranking loop compiles to.
 const LANES: usize = 4;
@@ -246,6 +275,7 @@ impl Quarters {
 pub(crate) struct Kept {
     ranks: Option<Ranks>,
     quarters: Option<Quarters>,
+    leads: Option<LeadRanks>,
     one_message: OneMessage,
 }
 
@@ -255,6 +285,8 @@ pub(crate) enum Arrivals<'a> {
     Searched(&'a mut Quarters),
     /// Nowhere but the keys: AVX-512 searches those after the chain.
     Wide(WideSearch),
+    /// Their leading 16 bits ranked on arrival by AVX-512.
+    LeadsRanked(WideSearch, &'a mut LeadRanks),
 }
 
 impl Arrivals<'_> {
@@ -265,6 +297,7 @@ impl Arrivals<'_> {
             Arrivals::Ranked(ranks) => Arrivals::Ranked(ranks),
             Arrivals::Searched(quarters) => Arrivals::Searched(quarters),
             Arrivals::Wide(wide) => Arrivals::Wide(*wide),
+            Arrivals::LeadsRanked(wide, ranked) => Arrivals::LeadsRanked(*wide, ranked),
         }
     }
 }
@@ -282,9 +315,13 @@ impl Kept {
         let ranked = |n| n < searched_from;
         let quartered =
             |n| one_message.wide.is_none() && (searched_from..=RANKED_RADIX).contains(&n);
+        let leads_ranked = |n| {
+            one_message.wide.is_some() && (searched_from..=one_message.leads_ranked_to).contains(&n)
+        };
         Kept {
             ranks: radices.clone().any(ranked).then(Ranks::new),
-            quarters: radices.into_iter().any(quartered).then(Quarters::new),
+            quarters: radices.clone().any(quartered).then(Quarters::new),
+            leads: radices.into_iter().any(leads_ranked).then(LeadRanks::new),
             one_message,
         }
     }
@@ -297,7 +334,12 @@ impl Kept {
         } else if n > RANKED_RADIX {
             None
         } else if let Some(wide) = self.one_message.wide {
-            Some(Arrivals::Wide(wide))
+            if n > self.one_message.leads_ranked_to {
+                return Some(Arrivals::Wide(wide));
+            }
+            let leads = self.leads.as_mut()?;
+            leads.reset(n as usize);
+            Some(Arrivals::LeadsRanked(wide, leads))
         } else {
             let quarters = self.quarters.as_mut()?;
             quarters.reset(n as usize);
@@ -411,6 +453,7 @@ impl KeyLayout {
             Arrivals::Ranked(ranks) => self.rank_arrival(key, j, ranks),
             Arrivals::Searched(quarters) => quarters.set_lead(j, key),
             Arrivals::Wide(_) => {}
+            Arrivals::LeadsRanked(wide, ranked) => wide.rank_lead(ranked, j, key),
         }
     }
 
@@ -427,6 +470,11 @@ impl KeyLayout {
             Arrivals::Ranked(ranks) => self.pick_ranked(keystream, keys, ranks, x),
             Arrivals::Searched(quarters) => self.pick_searched(keystream, keys, quarters, x),
             Arrivals::Wide(wide) => self.pick_wide(*wide, keystream, keys, x),
+            Arrivals::LeadsRanked(wide, ranked) => {
+                let keys = &keys[..self.n as usize];
+                let found = wide.pick_ranked_lead(self, keys, ranked, x);
+                self.picked_wide(found, keystream, keys, x)
+            }
         }
     }
 
@@ -444,7 +492,22 @@ impl KeyLayout {
         x: u32,
     ) -> u32 {
         let keys = &keys[..self.n as usize];
-        match wide.pick(self, keys, x) {
+        self.picked_wide(wide.pick(self, keys, x), keystream, keys, x)
+    }
+
+    /// π(x) from what AVX-512's pick `found` (over all `n` keys): the index of the key found,
+    /// unless it shares its leading bits with another (then with whole values compared) or
+    /// more keys shared its leading 16 bits than AVX-512 gathers (then as
+    /// [`KeyLayout::forward_constant_time`] picks it).
+    #[inline(always)]
+    fn picked_wide(
+        &self,
+        found: Option<(u64, bool)>,
+        keystream: &[u8],
+        keys: &[u64],
+        x: u32,
+    ) -> u32 {
+        match found {
             Some((found, false)) => (found & self.index_mask()) as u32,
             Some((_, true)) => self.pick(keystream, keys, x),
             None => self.forward_constant_time(keystream, keys, x),
@@ -674,6 +737,55 @@ mod tests {
                     }
                 }
                 let picked = layout.pick_wide(wide, &keystream, &keys, x as u32);
+                prop_assert_eq!(picked as usize, expected, "rank {} of {}", x, n);
+            }
+        }
+
+        /// AVX-512's ranking of leading bits on arrival (where the CPU has it), after a longer
+        /// step has left leads and ranks behind, ranks every key by its leading 16 bits and
+        /// then its index; the key of each rank picked from those ranks is the one the full
+        /// search finds, with the same ties flagged and the same fallback where more than eight
+        /// keys share the leading 16 bits; π(x) through it is the full pick's.
+        #[test]
+        fn leads_ranked_on_arrival_pick_the_key_of_each_rank(
+            leads in leads(),
+            tail in any::<u64>(),
+            b in prop_oneof![Just(1usize), Just(16)],
+        ) {
+            let Some(wide) = WideSearch::detect() else {
+                return Ok(());
+            };
+            let n = leads.len();
+            let layout = KeyLayout::new(n as u32, b);
+            let keystream = keystream_of(&leads, tail, b);
+            let keys: Vec<u64> = (0..n).map(|j| layout.key(&keystream, j)).collect();
+            let mut ranked = LeadRanks::new();
+            ranked.reset(RANKED_RADIX as usize);
+            for j in 0..RANKED_RADIX as usize {
+                wide.rank_lead(&mut ranked, j, u64::MAX - j as u64);
+            }
+            ranked.reset(n);
+            for (j, &key) in keys.iter().enumerate() {
+                wide.rank_lead(&mut ranked, j, key);
+            }
+            let lead = |j: usize| (keys[j] >> 48, j);
+            for (j, &key) in keys.iter().enumerate() {
+                prop_assert_eq!(ranked.leads[j], (key >> 48) as u16);
+                let before = (0..n).filter(|&i| lead(i) < lead(j)).count();
+                prop_assert_eq!(usize::from(ranked.ranks[j]), before, "key {} of {}", j, n);
+            }
+            let mut pairs: Vec<(&[u8], usize)> =
+                (0..n).map(|j| (&keystream[j * b..][..b], j)).collect();
+            pairs.sort_unstable();
+            for (x, &(_, expected)) in pairs.iter().enumerate() {
+                let x = x as u32;
+                prop_assert_eq!(
+                    wide.pick_ranked_lead(&layout, &keys, &ranked, x),
+                    wide.pick(&layout, &keys, x),
+                    "rank {} of {}", x, n
+                );
+                let mut arrivals = Arrivals::LeadsRanked(wide, &mut ranked);
+                let picked = layout.pick_arrived(&keystream, &keys, &mut arrivals, x);
                 prop_assert_eq!(picked as usize, expected, "rank {} of {}", x, n);
             }
         }

@@ -87,6 +87,8 @@ mod portable;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use constant_time::LEADS_RANKED_TO;
+use constant_time::LeadRanks;
 pub(crate) use constant_time::{Arrivals, Kept};
 
 /// The 128-bit vectors every CPU of the target has, which one message's constant-time search
@@ -206,23 +208,28 @@ pub(crate) struct OneMessage {
     /// AVX-512's search over the step's keys, where the CPU has it; else the search over the
     /// leading quarters kept as the keys arrive, on 128-bit vectors.
     pub wide: Option<WideSearch>,
+    /// The largest radix whose keys' leading 16 bits AVX-512 ranks as they arrive
+    /// ([`LeadRanks`]), in place of its search after the chain (0: none).
+    pub leads_ranked_to: u32,
 }
 
 impl OneMessage {
     /// For this CPU. Ranking on arrival hides behind the chain up to larger radices on AMD's
     /// Zen cores (CPU families 25 and 26) than on Intel's Xeons, and AVX-512's search costs
-    /// less than the 128-bit one; BENCHMARKS.md has the figures.
+    /// less than the 128-bit one; on Zen 4 and Zen 5, ranking the keys' leading bits on arrival
+    /// costs less than either from radix 48 to 128. BENCHMARKS.md has the figures.
     pub(crate) fn detect() -> OneMessage {
         let wide = WideSearch::detect();
-        let searched_radix = match (zen(), wide) {
-            (true, Some(_)) => constant_time::SEARCHED_RADIX_ZEN_WIDE,
-            (true, None) => constant_time::SEARCHED_RADIX_ZEN,
-            (false, Some(_)) => constant_time::SEARCHED_RADIX_WIDE,
-            (false, None) => SEARCHED_RADIX,
+        let (searched_radix, leads_ranked_to) = match (zen(), wide) {
+            (true, Some(_)) => (SEARCHED_RADIX, LEADS_RANKED_TO),
+            (true, None) => (constant_time::SEARCHED_RADIX_ZEN, 0),
+            (false, Some(_)) => (constant_time::SEARCHED_RADIX_WIDE, 0),
+            (false, None) => (SEARCHED_RADIX, 0),
         };
         OneMessage {
             searched_radix,
             wide,
+            leads_ranked_to,
         }
     }
 }
@@ -276,6 +283,37 @@ impl WideSearch {
         #[cfg(not(target_arch = "x86_64"))]
         {
             let _ = (layout, keys, x);
+            match self.0 {}
+        }
+    }
+
+    /// Keeps key `j` of a step (keys arrive in order) and ranks its leading 16 bits against the
+    /// earlier keys' ([`LeadRanks`]).
+    #[inline(always)]
+    pub(crate) fn rank_lead(self, ranked: &mut LeadRanks, j: usize, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        self.0.rank_lead(ranked, j, key);
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (ranked, j, key);
+            match self.0 {}
+        }
+    }
+
+    /// [`WideSearch::pick`] from what [`WideSearch::rank_lead`] kept of all of `keys`.
+    #[inline(always)]
+    pub(crate) fn pick_ranked_lead(
+        self,
+        layout: &KeyLayout,
+        keys: &[u64],
+        ranked: &LeadRanks,
+        x: u32,
+    ) -> Option<(u64, bool)> {
+        #[cfg(target_arch = "x86_64")]
+        return self.0.pick_ranked_lead(layout, keys, ranked, x);
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (layout, keys, ranked, x);
             match self.0 {}
         }
     }

@@ -256,8 +256,8 @@ fn store_middles(picks: [__m512i; 4], value: &mut [u64; 16], kept: u64) {
     ];
     let (out, _) = value.as_chunks_mut::<CHUNK>();
     for (out, half) in out.iter_mut().zip(halves) {
-        // Whole where every byte is kept: `make_planes`' constant mask compiles so anyway, but
-        // written out, the row loop around it measured faster (BENCHMARKS.md).
+        // Whole where every byte is kept, so the row loop does not rest on the compiler folding
+        // `make_planes`' constant mask.
         // SAFETY: `out` is 64 writable bytes; the stores are unaligned.
         unsafe {
             match kept {
@@ -1320,8 +1320,8 @@ fn pick_sharing(layout: &KeyLayout, keys: &[u64], lead: u16, rank: u32) -> Optio
 /// Keeps key `j`'s leading 16 bits in `ranked` and ranks them against those of the keys before
 /// it (all three branch-free): after it, `ranked.ranks[i]` for `i ≤ j` is the number of keys
 /// up to `j` that come before key `i` by leading bits, then by index. Each earlier vector of
-/// leads costs one compare, its count and a masked add, so the whole step's ranking issues
-/// between the AES rounds of its chain, which leave the vector units mostly idle.
+/// leads costs one compare, its count and a masked add: few enough instructions a key to
+/// issue beside the AES rounds of its chain.
 ///
 /// Not `#[target_feature]`: so that it inlines into the one-message chain, which the VAES-512
 /// backend builds with these features; elsewhere the intrinsics are calls, as correct.

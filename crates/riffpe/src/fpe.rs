@@ -614,34 +614,31 @@ mod tests {
     /// between them within a message.
     #[test]
     fn one_message_ranks_or_searches_alike() {
-        use crate::select::{LEADS_RANKED_TO, OneMessage, SEARCHED_RADICES, WideSearch};
+        use crate::select::{OneMessage, RankedLeads, SEARCHED_RADICES, WideSearch};
         // The 128-bit search, and AVX-512's where the CPU has it, leads ranked on arrival or not.
-        let searches = core::iter::once((None, 0)).chain(
-            WideSearch::detect()
-                .into_iter()
-                .flat_map(|wide| [(Some(wide), 0), (Some(wide), LEADS_RANKED_TO)]),
-        );
+        let wide = WideSearch::detect();
+        let searches = core::iter::once((None, None)).chain(wide.into_iter().flat_map(|wide| {
+            let ranked = RankedLeads::detect().map(|leads| (Some(wide), Some(leads)));
+            core::iter::once((Some(wide), None)).chain(ranked)
+        }));
         let ways = SEARCHED_RADICES
             .into_iter()
             .flat_map(move |searched_radix| {
-                searches
-                    .clone()
-                    .map(move |(wide, leads_ranked_to)| OneMessage {
-                        searched_radix,
-                        wide,
-                        leads_ranked_to,
-                    })
+                searches.clone().map(move |(wide, leads)| OneMessage {
+                    searched_radix,
+                    wide,
+                    leads,
+                })
             });
         let fast = |fpe: &Riffpe| {
             let fast = Riffpe::builder(fpe.radix(), fpe.digits()).selection(Selection::Fast);
             fast.build(&KEY).unwrap()
         };
-        // Each side of every radix searched from, and two above them all.
+        // Each side of every radix searched from, and some above them all.
         let around = SEARCHED_RADICES
             .into_iter()
-            .chain([LEADS_RANKED_TO])
             .flat_map(|from| [from - 1, from, from + 1]);
-        for radix in around.chain([100, 256]) {
+        for radix in around.chain([100, 128, 129, 200, 256]) {
             let mut fpe = Riffpe::builder(radix, 6).build(&KEY).unwrap();
             assert_eq!(fpe.selection(), Selection::ConstantTime);
             assert_eq!(fpe.layout.one_message, OneMessage::detect());

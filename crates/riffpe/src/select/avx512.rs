@@ -90,11 +90,33 @@ impl OneSearch {
         // SAFETY: `self` exists only where the CPU has the features `pick_one` is built with.
         unsafe { pick_one(layout, keys, x) }
     }
+}
+
+cpufeatures::new!(
+    lead_rank_cpu,
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512vbmi2",
+    "popcnt"
+);
+
+/// Proof that this CPU has AVX-512 F, BW, VL and VBMI2 (its byte compress), and POPCNT, which
+/// one message's ranking of leading bits on arrival ([`rank_lead`]) and its pick from them
+/// ([`pick_ranked_lead`]) run on: only [`LeadRank::detect`] makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct LeadRank(());
+
+impl LeadRank {
+    pub(super) fn detect() -> Option<LeadRank> {
+        lead_rank_cpu::get().then_some(LeadRank(()))
+    }
 
     /// [`rank_lead`]: key `j` of one message kept and ranked as it arrives.
     #[inline(always)]
     pub(super) fn rank_lead(self, ranked: &mut LeadRanks, j: usize, key: u64) {
-        // SAFETY: `self` exists only where the CPU has AVX-512 F and BW, all `rank_lead` needs.
+        // SAFETY: `self` exists only where the CPU has AVX-512 F, BW and VL, all `rank_lead`
+        // needs.
         unsafe { rank_lead(ranked, j, key) }
     }
 
@@ -107,7 +129,8 @@ impl OneSearch {
         ranked: &LeadRanks,
         x: u32,
     ) -> Option<(u64, bool)> {
-        // SAFETY: as for `pick_one`.
+        // SAFETY: `self` exists only where the CPU has the features `pick_ranked_lead` is built
+        // with.
         unsafe { pick_ranked_lead(layout, keys, ranked, x) }
     }
 }
@@ -1297,6 +1320,14 @@ fn pick_sharing(layout: &KeyLayout, keys: &[u64], lead: u16, rank: u32) -> Optio
     if shared > ONE_SLOTS {
         return None;
     }
+    Some(pick_slot(layout, slots, shared, rank))
+}
+
+/// The key of rank `rank` among the `shared` keys in the first of `slots` (the others all
+/// ones), and whether another shares its leading bits (never where keys are exact).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,popcnt")]
+fn pick_slot(layout: &KeyLayout, slots: __m512i, shared: u32, rank: u32) -> (u64, bool) {
     // Each slot's rank among the slots: one for every slot below it.
     let mut ranks = _mm512_setzero_si512();
     for s in 0..i64::from(ONE_SLOTS) {
@@ -1306,22 +1337,26 @@ fn pick_sharing(layout: &KeyLayout, keys: &[u64], lead: u16, rank: u32) -> Optio
     }
     let occupied = span(0, shared);
     let picked = _mm512_mask_cmpeq_epu64_mask(occupied, ranks, _mm512_set1_epi64(i64::from(rank)));
-    let found = _mm512_mask_reduce_or_epi64(picked, slots) as u64;
+    let found = _mm512_castsi512_si128(_mm512_maskz_compress_epi64(picked, slots));
     // Keys that share the found key's leading bits share its leading 16, so are all slots.
     let value_mask = _mm512_set1_epi64(layout.value_mask() as i64);
     let same = _mm512_mask_testn_epi64_mask(
         occupied,
-        _mm512_xor_si512(slots, _mm512_set1_epi64(found as i64)),
+        _mm512_xor_si512(slots, _mm512_broadcastq_epi64(found)),
         value_mask,
     );
-    Some((found, !layout.exact() && same.count_ones() != 1))
+    let found = _mm_cvtsi128_si64(found) as u64;
+    (found, !layout.exact() && same.count_ones() != 1)
 }
 
 /// Keeps key `j`'s leading 16 bits in `ranked` and ranks them against those of the keys before
 /// it (all three branch-free): after it, `ranked.ranks[i]` for `i ≤ j` is the number of keys
-/// up to `j` that come before key `i` by leading bits, then by index. Each earlier vector of
-/// leads costs one compare, its count and a masked add: few enough instructions a key to
-/// issue beside the AES rounds of its chain.
+/// up to `j` that come after key `i` by leading bits, then by index. Each earlier vector of
+/// leads costs one compare, its count and a masked add, whose mask is the compare's: earlier
+/// keys at or below key `j` gain one after them, and key `j` starts with those above it.
+///
+/// On 256-bit vectors, 16 leads to a vector: Zen 4 runs a 512-bit operation as two halves on
+/// one unit, so each would hold a unit the chain's next AES round may be waiting for.
 ///
 /// Not `#[target_feature]`: so that it inlines into the one-message chain, which the VAES-512
 /// backend builds with these features; elsewhere the intrinsics are calls, as correct.
@@ -1331,91 +1366,142 @@ fn pick_sharing(layout: &KeyLayout, keys: &[u64], lead: u16, rank: u32) -> Optio
 ///
 /// # Safety
 ///
-/// The CPU must have AVX-512 F and BW.
+/// The CPU must have AVX-512 F, BW and VL.
 #[inline(always)]
 unsafe fn rank_lead(ranked: &mut LeadRanks, j: usize, key: u64) {
     let (leads, ranks) = (&mut ranked.leads, &mut ranked.ranks);
-    let (last, lane) = (j / LEAD_LANES, j % LEAD_LANES);
-    // SAFETY: (all intrinsics) the caller's CPU has AVX-512 F and BW; every load and store is
-    // of a whole vector of `leads` or `ranks`, which hold `RANKED_RADIX` values, a multiple of
-    // `LEAD_LANES`, aligned to 64 bytes.
+    // SAFETY: (all intrinsics) the caller's CPU has AVX-512 F, BW and VL; every load and
+    // store is of a whole vector of `leads` or `ranks`, which hold `RANKED_RADIX` values, a
+    // multiple of `LEAD_LANES`, aligned to 64 bytes.
     unsafe {
-        let lead = _mm512_set1_epi16((key >> 48) as u16 as i16);
-        let one = _mm512_set1_epi16(1);
+        let (last, lane) = (j / LEAD_LANES, j % LEAD_LANES);
+        let lead = _mm256_set1_epi16((key >> 48) as u16 as i16);
+        let one = _mm256_set1_epi16(1);
         let mut before = 0u32;
         let vector = |values: &[u16; RANKED_RADIX as usize], v: usize| {
-            _mm512_load_si512(values[LEAD_LANES * v..].as_ptr().cast())
+            _mm256_load_si256(values[LEAD_LANES * v..].as_ptr().cast())
         };
-        let store = |values: &mut [u16; RANKED_RADIX as usize], v: usize, value: __m512i| {
-            _mm512_store_si512(values[LEAD_LANES * v..].as_mut_ptr().cast(), value)
+        let store = |values: &mut [u16; RANKED_RADIX as usize], v: usize, value: __m256i| {
+            _mm256_store_si256(values[LEAD_LANES * v..].as_mut_ptr().cast(), value)
         };
         for v in 0..last {
-            // Earlier keys at or below key j come before it; those above come after.
-            let at_most = _mm512_cmple_epu16_mask(vector(leads, v), lead);
-            before += at_most.count_ones();
+            // Earlier keys at or below key j come before it, so key j comes after them.
+            let at_most = _mm256_cmple_epu16_mask(vector(leads, v), lead);
+            before += u32::from(at_most).count_ones();
             let counts = vector(ranks, v);
             store(
                 ranks,
                 v,
-                _mm512_mask_add_epi16(counts, !at_most, counts, one),
+                _mm256_mask_add_epi16(counts, at_most, counts, one),
             );
         }
-        let earlier = (1u32 << lane) - 1;
-        let own = 1u32 << lane;
+        let earlier = ((1u32 << lane) - 1) as u16;
+        let own = (1u32 << lane) as u16;
         let those = vector(leads, last);
-        let at_most = _mm512_mask_cmple_epu16_mask(earlier, those, lead);
-        before += at_most.count_ones();
+        let at_most = _mm256_mask_cmple_epu16_mask(earlier, those, lead);
+        before += u32::from(at_most).count_ones();
         store(
             leads,
             last,
-            _mm512_or_si512(those, _mm512_maskz_mov_epi16(own, lead)),
+            _mm256_or_si256(those, _mm256_maskz_mov_epi16(own, lead)),
         );
         let counts = vector(ranks, last);
-        let counts = _mm512_mask_add_epi16(counts, earlier & !at_most, counts, one);
-        let rank = _mm512_maskz_mov_epi16(own, _mm512_set1_epi16(before as i16));
-        store(ranks, last, _mm512_or_si512(counts, rank));
+        let counts = _mm256_mask_add_epi16(counts, at_most, counts, one);
+        let after = _mm256_maskz_mov_epi16(own, _mm256_set1_epi16((j as u32 - before) as i16));
+        store(ranks, last, _mm256_or_si256(counts, after));
     }
 }
 
 /// One message's constant-time π from the ranks [`rank_lead`] kept of all its `keys` (at most
-/// [`RANKED_RADIX`]): the key of rank `x` as [`pick_one`] gives it. The keys' ranks by leading
-/// bits and index order them as their values do but among keys that share their leading 16
-/// bits, which sit side by side in both orders: so the leading bits of the key of rank `x` are
-/// those of the key ranked `x`, picked by one compare a vector; then [`pick_sharing`].
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,popcnt")]
+/// [`RANKED_RADIX`]): the key of rank `x` as [`pick_one`] gives it. The keys' order by leading
+/// bits and index is their own but among keys that share their leading 16 bits, which sit side
+/// by side in both orders: so the leading bits of the key of rank `x` are those of the key
+/// ranked `x`, found by one compare a vector. The indices of the keys that share them are
+/// compressed into the slots, each slot's key permuted from the 16 keys its index lies among,
+/// and the slots ranked against each other ([`pick_slot`]). No branch or address depends on the
+/// keys or on `x`, but that of the fallback where more than [`ONE_SLOTS`] share the leading
+/// bits (`None`).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,popcnt")]
 fn pick_ranked_lead(
     layout: &KeyLayout,
     keys: &[u64],
     ranked: &LeadRanks,
     x: u32,
 ) -> Option<(u64, bool)> {
-    debug_assert!((1..=RANKED_RADIX as usize).contains(&keys.len()) && (x as usize) < keys.len());
-    let vectors = keys.len().div_ceil(LEAD_LANES);
+    let n = keys.len();
+    debug_assert!((1..=RANKED_RADIX as usize).contains(&n) && (x as usize) < n);
+    // Leads and ranks, 32 to a 512-bit vector.
+    const LANES: usize = 32;
+    const VECTORS: usize = RANKED_RADIX as usize / LANES;
+    let vectors = n.div_ceil(LANES).min(VECTORS);
     let present = |v: usize| {
-        let count = keys.len().saturating_sub(LEAD_LANES * v).min(LEAD_LANES);
+        let count = n.saturating_sub(LANES * v).min(LANES);
         ((1u64 << count) - 1) as u32
     };
-    // SAFETY: whole vectors of `leads` and `ranks`, as in `rank_lead`.
+    // SAFETY: whole 512-bit vectors of `leads` and `ranks`, which hold `RANKED_RADIX` values,
+    // aligned to 64 bytes.
     let vector = |values: &[u16; RANKED_RADIX as usize], v: usize| unsafe {
-        _mm512_load_si512(values[LEAD_LANES * v..].as_ptr().cast())
+        _mm512_load_si512(values[LANES * v..].as_ptr().cast())
     };
-    // Exactly one key has rank x: its lead, ORed from every vector.
-    let x_wide = _mm512_set1_epi16(x as i16);
+    // Exactly one key has x keys after it (of n - 1 - x): its lead, compressed to lane 0.
+    let after = _mm512_set1_epi16((n as u32 - 1 - x) as i16);
     let mut lead = _mm512_setzero_si512();
     for v in 0..vectors {
-        let ranked_x = _mm512_mask_cmpeq_epu16_mask(present(v), vector(&ranked.ranks, v), x_wide);
-        lead = _mm512_or_si512(
-            lead,
-            _mm512_maskz_mov_epi16(ranked_x, vector(&ranked.leads, v)),
-        );
+        let ranked_x = _mm512_mask_cmpeq_epu16_mask(present(v), vector(&ranked.ranks, v), after);
+        let own = _mm512_maskz_compress_epi16(ranked_x, vector(&ranked.leads, v));
+        lead = _mm512_or_si512(lead, own);
     }
-    let lead = _mm512_reduce_or_epi32(lead) as u32;
-    let lead = (lead | lead >> 16) as u16;
-    let wide = _mm512_set1_epi16(lead as i16);
-    let below: u32 = (0..vectors)
-        .map(|v| {
-            _mm512_mask_cmplt_epu16_mask(present(v), vector(&ranked.leads, v), wide).count_ones()
-        })
-        .sum();
-    pick_sharing(layout, keys, lead, x - below)
+    let lead = _mm512_broadcastw_epi16(_mm512_castsi512_si128(lead));
+    // The keys that share the lead (64 to a mask) and those below it.
+    let (mut sharing, mut below) = ([0u64; VECTORS / 2], 0);
+    for v in 0..vectors {
+        let leads = vector(&ranked.leads, v);
+        let shares = _mm512_mask_cmpeq_epu16_mask(present(v), leads, lead);
+        sharing[v / 2] |= u64::from(shares) << (32 * (v % 2));
+        below += _mm512_mask_cmplt_epu16_mask(present(v), leads, lead).count_ones();
+    }
+    let counts = sharing.map(|quarter| quarter.count_ones());
+    let shared: u32 = counts.iter().sum();
+    if shared > ONE_SLOTS {
+        return None;
+    }
+    // Their indices in the slots from the first, 64 keys' at a time, each after those before.
+    let iota = _mm512_set_epi8(
+        63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41,
+        40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18,
+        17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
+    );
+    let mut indices = _mm512_maskz_compress_epi8(sharing[0], iota);
+    let mut filled = counts[0];
+    for q in 1..vectors.div_ceil(2) {
+        let from = _mm512_add_epi8(iota, _mm512_set1_epi8((64 * q) as i8));
+        let these = _mm512_maskz_compress_epi8(sharing[q], from);
+        indices = _mm512_mask_expand_epi8(indices, span(filled, counts[q]).into(), these);
+        filled += counts[q];
+    }
+    let indices = _mm512_cvtepu8_epi64(_mm512_castsi512_si128(indices));
+    // Each slot's key, permuted from the 16 keys from 16·p where its index lies among them.
+    let sixteens = _mm512_srli_epi64::<4>(indices);
+    let chunks = n.div_ceil(CHUNK);
+    let mut picks = [_mm512_setzero_si512(); RANKED_RADIX as usize / 16];
+    for (p, pick) in picks.iter_mut().enumerate().take(chunks.div_ceil(2)) {
+        let low = key_chunk(keys, 2 * p).0;
+        let high = match 2 * p + 1 < chunks {
+            true => key_chunk(keys, 2 * p + 1).0,
+            false => _mm512_setzero_si512(),
+        };
+        let among = _mm512_cmpeq_epi64_mask(sixteens, _mm512_set1_epi64(p as i64));
+        *pick = _mm512_maskz_permutex2var_epi64(among, low, indices, high);
+    }
+    // Each slot's key lies in one of them, the others' lanes zero: ORed pairwise.
+    let mut width = picks.len();
+    while width > 1 {
+        width /= 2;
+        for p in 0..width {
+            picks[p] = _mm512_or_si512(picks[p], picks[p + width]);
+        }
+    }
+    // Padding, all ones, lies below no key.
+    let slots = _mm512_mask_mov_epi64(_mm512_set1_epi64(-1), span(0, shared), picks[0]);
+    Some(pick_slot(layout, slots, shared, x - below))
 }

@@ -2,9 +2,10 @@
 //! branches and memory accesses that depend only on the radix and `bytes_per_value`.
 
 use super::quarter_search::{Pair, quarter_of, search_lead, search_one};
-use super::{KeyLayout, OneMessage, Vector128, WideSearch, mask};
+use super::{KeyLayout, OneMessage, RankedLeads, Vector128, WideSearch, mask};
 
-/// Largest radix whose keys one message keeps as they arrive ([`Ranks`], [`Quarters`]).
+/// Largest radix whose keys one message keeps as they arrive ([`Ranks`], [`Quarters`],
+/// [`LeadRanks`]).
 pub(crate) const RANKED_RADIX: u32 = 256;
 
 /// Radices from this one on search for π(x) after the chain ([`KeyLayout::pick_searched`])
@@ -29,21 +30,16 @@ pub(crate) const SEARCHED_RADICES: [u32; 3] =
 /// below it.
 pub(crate) const LARGEST_SEARCHED_RADIX: u32 = SEARCHED_RADIX_ZEN;
 
-/// The largest radix whose keys' leading 16 bits Zen 4 and Zen 5 rank as they arrive
-/// ([`LeadRanks`]) from [`SEARCHED_RADIX`] on; above it, AVX-512 searches after the chain
-/// ([`WideSearch`]): by radix 200 the ranking no longer hides behind the chain (BENCHMARKS.md).
-pub(crate) const LEADS_RANKED_TO: u32 = 128;
-
-/// Leading 16 bits of keys a vector of [`LeadRanks`] holds.
-pub(crate) const LEAD_LANES: usize = 32;
+/// Leading 16 bits of keys a vector of [`LeadRanks`] holds (256 bits).
+pub(crate) const LEAD_LANES: usize = 16;
 
 /// One message's keys' leading 16 bits and their ranks, kept as the keys arrive (by AVX-512,
-/// `avx512::rank_lead`): `ranks[i]` counts the keys that come before key `i` by leading bits,
-/// then by index. Those ranks order the keys as their values do but among keys that share
-/// their leading 16 bits, which sit side by side in both orders: so after the chain the key of
-/// rank x shares its leading bits with the key ranked x, and is found among the few that do.
-/// Ranking 16-bit leads, 32 to a vector, costs a quarter of the compares of whole keys, few
-/// enough to issue between the chain's AES rounds.
+/// `avx512::rank_lead`): `ranks[i]` counts the keys that come after key `i` by leading bits,
+/// then by index (so the key ranked x has n − 1 − x after it). That order is the keys' own but
+/// among keys that share their leading 16 bits, which sit side by side in both orders: so
+/// after the chain the key of rank x shares its leading bits with the key ranked x, and is
+/// found among the few that do. Ranking 16-bit leads costs a quarter of the compares of whole
+/// keys, few enough to issue between the chain's AES rounds.
 #[repr(C, align(64))]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct LeadRanks {
@@ -270,8 +266,9 @@ impl Quarters {
 
 /// What constant-time π of one message keeps as its keys arrive, made once per call for the
 /// radices the call will see: [`Ranks`] below the radix it searches from
-/// ([`OneMessage::searched_radix`]), from there up to [`RANKED_RADIX`] [`Quarters`], unless
-/// AVX-512 searches the keys themselves ([`WideSearch`]) (each only if some radix needs it).
+/// ([`OneMessage::searched_radix`]), from there up to [`RANKED_RADIX`] [`LeadRanks`] where
+/// AVX-512 ranks leading bits on arrival ([`RankedLeads`]), else nothing where it searches the
+/// keys themselves ([`WideSearch`]), else [`Quarters`] (each only if some radix needs it).
 pub(crate) struct Kept {
     ranks: Option<Ranks>,
     quarters: Option<Quarters>,
@@ -285,8 +282,8 @@ pub(crate) enum Arrivals<'a> {
     Searched(&'a mut Quarters),
     /// Nowhere but the keys: AVX-512 searches those after the chain.
     Wide(WideSearch),
-    /// Their leading 16 bits ranked on arrival by AVX-512.
-    LeadsRanked(WideSearch, &'a mut LeadRanks),
+    /// Their leading 16 bits ranked on arrival by AVX-512, which picks π(x) from those ranks.
+    LeadsRanked(RankedLeads, &'a mut LeadRanks),
 }
 
 impl Arrivals<'_> {
@@ -297,7 +294,7 @@ impl Arrivals<'_> {
             Arrivals::Ranked(ranks) => Arrivals::Ranked(ranks),
             Arrivals::Searched(quarters) => Arrivals::Searched(quarters),
             Arrivals::Wide(wide) => Arrivals::Wide(*wide),
-            Arrivals::LeadsRanked(wide, ranked) => Arrivals::LeadsRanked(*wide, ranked),
+            Arrivals::LeadsRanked(leads, ranked) => Arrivals::LeadsRanked(*leads, ranked),
         }
     }
 }
@@ -313,11 +310,13 @@ impl Kept {
         let searched_from = one_message.searched_radix;
         debug_assert!(SEARCHED_RADICES.contains(&searched_from));
         let ranked = |n| n < searched_from;
-        let quartered =
-            |n| one_message.wide.is_none() && (searched_from..=RANKED_RADIX).contains(&n);
-        let leads_ranked = |n| {
-            one_message.wide.is_some() && (searched_from..=one_message.leads_ranked_to).contains(&n)
+        let quartered = |n| {
+            one_message.wide.is_none()
+                && one_message.leads.is_none()
+                && (searched_from..=RANKED_RADIX).contains(&n)
         };
+        let leads_ranked =
+            |n| one_message.leads.is_some() && (searched_from..=RANKED_RADIX).contains(&n);
         Kept {
             ranks: radices.clone().any(ranked).then(Ranks::new),
             quarters: radices.clone().any(quartered).then(Quarters::new),
@@ -333,13 +332,12 @@ impl Kept {
             Some(Arrivals::Ranked(self.ranks.as_mut()?))
         } else if n > RANKED_RADIX {
             None
-        } else if let Some(wide) = self.one_message.wide {
-            if n > self.one_message.leads_ranked_to {
-                return Some(Arrivals::Wide(wide));
-            }
+        } else if let Some(ranking) = self.one_message.leads {
             let leads = self.leads.as_mut()?;
             leads.reset(n as usize);
-            Some(Arrivals::LeadsRanked(wide, leads))
+            Some(Arrivals::LeadsRanked(ranking, leads))
+        } else if let Some(wide) = self.one_message.wide {
+            Some(Arrivals::Wide(wide))
         } else {
             let quarters = self.quarters.as_mut()?;
             quarters.reset(n as usize);
@@ -453,7 +451,7 @@ impl KeyLayout {
             Arrivals::Ranked(ranks) => self.rank_arrival(key, j, ranks),
             Arrivals::Searched(quarters) => quarters.set_lead(j, key),
             Arrivals::Wide(_) => {}
-            Arrivals::LeadsRanked(wide, ranked) => wide.rank_lead(ranked, j, key),
+            Arrivals::LeadsRanked(leads, ranked) => leads.rank_lead(ranked, j, key),
         }
     }
 
@@ -470,9 +468,9 @@ impl KeyLayout {
             Arrivals::Ranked(ranks) => self.pick_ranked(keystream, keys, ranks, x),
             Arrivals::Searched(quarters) => self.pick_searched(keystream, keys, quarters, x),
             Arrivals::Wide(wide) => self.pick_wide(*wide, keystream, keys, x),
-            Arrivals::LeadsRanked(wide, ranked) => {
+            Arrivals::LeadsRanked(leads, ranked) => {
                 let keys = &keys[..self.n as usize];
-                let found = wide.pick_ranked_lead(self, keys, ranked, x);
+                let found = leads.pick_ranked_lead(self, keys, ranked, x);
                 self.picked_wide(found, keystream, keys, x)
             }
         }
@@ -752,7 +750,7 @@ mod tests {
             tail in any::<u64>(),
             b in prop_oneof![Just(1usize), Just(16)],
         ) {
-            let Some(wide) = WideSearch::detect() else {
+            let (Some(ranking), Some(wide)) = (RankedLeads::detect(), WideSearch::detect()) else {
                 return Ok(());
             };
             let n = leads.len();
@@ -762,17 +760,17 @@ mod tests {
             let mut ranked = LeadRanks::new();
             ranked.reset(RANKED_RADIX as usize);
             for j in 0..RANKED_RADIX as usize {
-                wide.rank_lead(&mut ranked, j, u64::MAX - j as u64);
+                ranking.rank_lead(&mut ranked, j, u64::MAX - j as u64);
             }
             ranked.reset(n);
             for (j, &key) in keys.iter().enumerate() {
-                wide.rank_lead(&mut ranked, j, key);
+                ranking.rank_lead(&mut ranked, j, key);
             }
             let lead = |j: usize| (keys[j] >> 48, j);
             for (j, &key) in keys.iter().enumerate() {
                 prop_assert_eq!(ranked.leads[j], (key >> 48) as u16);
-                let before = (0..n).filter(|&i| lead(i) < lead(j)).count();
-                prop_assert_eq!(usize::from(ranked.ranks[j]), before, "key {} of {}", j, n);
+                let after = (0..n).filter(|&i| lead(i) > lead(j)).count();
+                prop_assert_eq!(usize::from(ranked.ranks[j]), after, "key {} of {}", j, n);
             }
             let mut pairs: Vec<(&[u8], usize)> =
                 (0..n).map(|j| (&keystream[j * b..][..b], j)).collect();
@@ -780,11 +778,11 @@ mod tests {
             for (x, &(_, expected)) in pairs.iter().enumerate() {
                 let x = x as u32;
                 prop_assert_eq!(
-                    wide.pick_ranked_lead(&layout, &keys, &ranked, x),
+                    ranking.pick_ranked_lead(&layout, &keys, &ranked, x),
                     wide.pick(&layout, &keys, x),
                     "rank {} of {}", x, n
                 );
-                let mut arrivals = Arrivals::LeadsRanked(wide, &mut ranked);
+                let mut arrivals = Arrivals::LeadsRanked(ranking, &mut ranked);
                 let picked = layout.pick_arrived(&keystream, &keys, &mut arrivals, x);
                 prop_assert_eq!(picked as usize, expected, "rank {} of {}", x, n);
             }

@@ -87,7 +87,6 @@ mod portable;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use constant_time::LEADS_RANKED_TO;
 use constant_time::LeadRanks;
 pub(crate) use constant_time::{Arrivals, Kept};
 
@@ -208,28 +207,29 @@ pub(crate) struct OneMessage {
     /// AVX-512's search over the step's keys, where the CPU has it; else the search over the
     /// leading quarters kept as the keys arrive, on 128-bit vectors.
     pub wide: Option<WideSearch>,
-    /// The largest radix whose keys' leading 16 bits AVX-512 ranks as they arrive
-    /// ([`LeadRanks`]), in place of its search after the chain (0: none).
-    pub leads_ranked_to: u32,
+    /// Where the CPU has it, AVX-512's ranking of the keys' leading 16 bits as they arrive
+    /// ([`LeadRanks`]), from the radix searched from to
+    /// [`RANKED_RADIX`](constant_time::RANKED_RADIX), in place of its search after the chain.
+    pub leads: Option<RankedLeads>,
 }
 
 impl OneMessage {
     /// For this CPU. Ranking on arrival hides behind the chain up to larger radices on AMD's
     /// Zen cores (CPU families 25 and 26) than on Intel's Xeons, and AVX-512's search costs
     /// less than the 128-bit one; on Zen 4 and Zen 5, ranking the keys' leading bits on arrival
-    /// costs less than either from radix 48 to 128. BENCHMARKS.md has the figures.
+    /// costs less than either from radix 48 on. BENCHMARKS.md has the figures.
     pub(crate) fn detect() -> OneMessage {
         let wide = WideSearch::detect();
-        let (searched_radix, leads_ranked_to) = match (zen(), wide) {
-            (true, Some(_)) => (SEARCHED_RADIX, LEADS_RANKED_TO),
-            (true, None) => (constant_time::SEARCHED_RADIX_ZEN, 0),
-            (false, Some(_)) => (constant_time::SEARCHED_RADIX_WIDE, 0),
-            (false, None) => (SEARCHED_RADIX, 0),
+        let searched_radix = match (zen(), wide) {
+            (true, Some(_)) => SEARCHED_RADIX,
+            (true, None) => constant_time::SEARCHED_RADIX_ZEN,
+            (false, Some(_)) => constant_time::SEARCHED_RADIX_WIDE,
+            (false, None) => SEARCHED_RADIX,
         };
         OneMessage {
             searched_radix,
             wide,
-            leads_ranked_to,
+            leads: RankedLeads::detect().filter(|_| zen() && wide.is_some()),
         }
     }
 }
@@ -286,6 +286,24 @@ impl WideSearch {
             match self.0 {}
         }
     }
+}
+
+/// Proof that this CPU ranks one message's leading 16 bits as its keys arrive and picks π(x)
+/// from those ranks (`avx512::rank_lead`, `avx512::pick_ranked_lead`): only
+/// [`RankedLeads::detect`] makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RankedLeads(
+    #[cfg(target_arch = "x86_64")] avx512::LeadRank,
+    #[cfg(not(target_arch = "x86_64"))] core::convert::Infallible,
+);
+
+impl RankedLeads {
+    pub(crate) fn detect() -> Option<RankedLeads> {
+        #[cfg(target_arch = "x86_64")]
+        return avx512::LeadRank::detect().map(RankedLeads);
+        #[cfg(not(target_arch = "x86_64"))]
+        None
+    }
 
     /// Keeps key `j` of a step (keys arrive in order) and ranks its leading 16 bits against the
     /// earlier keys' ([`LeadRanks`]).
@@ -300,7 +318,7 @@ impl WideSearch {
         }
     }
 
-    /// [`WideSearch::pick`] from what [`WideSearch::rank_lead`] kept of all of `keys`.
+    /// [`WideSearch::pick`] from what [`RankedLeads::rank_lead`] kept of all of `keys`.
     #[inline(always)]
     pub(crate) fn pick_ranked_lead(
         self,

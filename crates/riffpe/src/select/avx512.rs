@@ -1443,7 +1443,7 @@ fn pick_ranked_lead(
     let vector = |values: &[u16; RANKED_RADIX as usize], v: usize| unsafe {
         _mm512_load_si512(values[LANES * v..].as_ptr().cast())
     };
-    // Exactly one key has x keys after it (of n - 1 - x): its lead, compressed to lane 0.
+    // Exactly one key, the one ranked x, has n - 1 - x keys after it: its lead, in lane 0.
     let after = _mm512_set1_epi16((n as u32 - 1 - x) as i16);
     let mut lead = _mm512_setzero_si512();
     for v in 0..vectors {

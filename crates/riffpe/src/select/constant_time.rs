@@ -667,6 +667,19 @@ mod tests {
         keystream
     }
 
+    /// A step of `b`-byte values from `leads` and `tail` ([`keystream_of`]): its layout,
+    /// keystream and keys, and its indices in value order (π: the index of rank x is
+    /// `order[x]`).
+    fn step_of(leads: &[u64], tail: u64, b: usize) -> (KeyLayout, Vec<u8>, Vec<u64>, Vec<usize>) {
+        let n = leads.len();
+        let layout = KeyLayout::new(n as u32, b);
+        let keystream = keystream_of(leads, tail, b);
+        let keys = (0..n).map(|j| layout.key(&keystream, j)).collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&j| (&keystream[j * b..][..b], j));
+        (layout, keystream, keys, order)
+    }
+
     proptest! {
         /// One message's π(x) from the kept quarters (the leading quarter searched, the keys
         /// that share it gathered, or with more than [`GATHERED`] the search over all quarters)
@@ -678,13 +691,8 @@ mod tests {
             tail in any::<u64>(),
             b in prop_oneof![Just(1usize), Just(16)],
         ) {
-            let n = leads.len();
-            let layout = KeyLayout::new(n as u32, b);
-            let keystream = keystream_of(&leads, tail, b);
-            let keys: Vec<u64> = (0..n).map(|j| layout.key(&keystream, j)).collect();
-            let mut pairs: Vec<(&[u8], usize)> =
-                (0..n).map(|j| (&keystream[j * b..][..b], j)).collect();
-            pairs.sort_unstable();
+            let (layout, keystream, keys, order) = step_of(&leads, tail, b);
+            let n = keys.len();
             // Only the leading quarters, as a step's keys arrive: the search over all quarters
             // makes the rest from the keys.
             let mut quarters = Quarters::new();
@@ -692,7 +700,7 @@ mod tests {
             for (j, &key) in keys.iter().enumerate() {
                 quarters.set_lead(j, key);
             }
-            for (x, &(_, expected)) in pairs.iter().enumerate() {
+            for (x, &expected) in order.iter().enumerate() {
                 let mut kept = quarters.clone();
                 let picked = layout.pick_searched(&keystream, &keys, &mut kept, x as u32);
                 prop_assert_eq!(picked as usize, expected, "rank {} of {}", x, n);
@@ -712,16 +720,11 @@ mod tests {
             let Some(wide) = WideSearch::detect() else {
                 return Ok(());
             };
-            let n = leads.len();
-            let layout = KeyLayout::new(n as u32, b);
-            let keystream = keystream_of(&leads, tail, b);
-            let keys: Vec<u64> = (0..n).map(|j| layout.key(&keystream, j)).collect();
+            let (layout, keystream, keys, order) = step_of(&leads, tail, b);
+            let n = keys.len();
             let mut sorted = keys.clone();
             sorted.sort_unstable();
-            let mut pairs: Vec<(&[u8], usize)> =
-                (0..n).map(|j| (&keystream[j * b..][..b], j)).collect();
-            pairs.sort_unstable();
-            for (x, (&key, &(_, expected))) in sorted.iter().zip(&pairs).enumerate() {
+            for (x, (&key, &expected)) in sorted.iter().zip(&order).enumerate() {
                 let sharing = keys.iter().filter(|&&k| k >> 48 == key >> 48).count();
                 match wide.pick(&layout, &keys, x as u32) {
                     None => prop_assert!(sharing > 8, "rank {} of {}", x, n),
@@ -753,10 +756,8 @@ mod tests {
             let (Some(ranking), Some(wide)) = (RankedLeads::detect(), WideSearch::detect()) else {
                 return Ok(());
             };
-            let n = leads.len();
-            let layout = KeyLayout::new(n as u32, b);
-            let keystream = keystream_of(&leads, tail, b);
-            let keys: Vec<u64> = (0..n).map(|j| layout.key(&keystream, j)).collect();
+            let (layout, keystream, keys, order) = step_of(&leads, tail, b);
+            let n = keys.len();
             let mut ranked = LeadRanks::new();
             ranked.reset(RANKED_RADIX as usize);
             for j in 0..RANKED_RADIX as usize {
@@ -772,10 +773,7 @@ mod tests {
                 let after = (0..n).filter(|&i| lead(i) > lead(j)).count();
                 prop_assert_eq!(usize::from(ranked.ranks[j]), after, "key {} of {}", j, n);
             }
-            let mut pairs: Vec<(&[u8], usize)> =
-                (0..n).map(|j| (&keystream[j * b..][..b], j)).collect();
-            pairs.sort_unstable();
-            for (x, &(_, expected)) in pairs.iter().enumerate() {
+            for (x, &expected) in order.iter().enumerate() {
                 let x = x as u32;
                 prop_assert_eq!(
                     ranking.pick_ranked_lead(&layout, &keys, &ranked, x),

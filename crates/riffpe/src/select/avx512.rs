@@ -1355,8 +1355,9 @@ fn pick_slot(layout: &KeyLayout, slots: __m512i, shared: u32, rank: u32) -> (u64
 /// leads costs one compare, its count and a masked add, whose mask is the compare's: earlier
 /// keys at or below key `j` gain one after them, and key `j` starts with those above it.
 ///
-/// On 256-bit vectors, 16 leads to a vector: Zen 4 runs a 512-bit operation as two halves on
-/// one unit, so each would hold a unit the chain's next AES round may be waiting for.
+/// On 256-bit vectors, 16 leads to a vector, twice the instructions of 512-bit ones but less
+/// delay to the chain on Zen 4 (BENCHMARKS.md), which runs a 512-bit operation as two halves
+/// on one unit: the likely reason, not one a counter showed.
 ///
 /// Not `#[target_feature]`: so that it inlines into the one-message chain, which the VAES-512
 /// backend builds with these features; elsewhere the intrinsics are calls, as correct.

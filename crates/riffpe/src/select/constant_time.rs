@@ -30,7 +30,8 @@ pub(crate) const SEARCHED_RADICES: [u32; 3] =
 /// below it.
 pub(crate) const LARGEST_SEARCHED_RADIX: u32 = SEARCHED_RADIX_ZEN;
 
-/// Leading 16 bits of keys a vector of [`LeadRanks`] holds (256 bits).
+/// Leads (or ranks) of [`LeadRanks`] that `avx512::rank_lead` loads and stores at a time: a
+/// 256-bit vector.
 pub(crate) const LEAD_LANES: usize = 16;
 
 /// One message's keys' leading 16 bits and their ranks, kept as the keys arrive (by AVX-512,
@@ -493,9 +494,9 @@ impl KeyLayout {
         self.picked_wide(wide.pick(self, keys, x), keystream, keys, x)
     }
 
-    /// π(x) from what AVX-512's pick `found` (over all `n` keys): the index of the key found,
-    /// unless it shares its leading bits with another (then with whole values compared) or
-    /// more keys shared its leading 16 bits than AVX-512 gathers (then as
+    /// π(x) from AVX-512's pick `found` over all `n` keys: the index of the key found, unless
+    /// it shares its leading bits with another (then with whole values compared) or more keys
+    /// shared its leading 16 bits than AVX-512 gathers (then as
     /// [`KeyLayout::forward_constant_time`] picks it).
     #[inline(always)]
     fn picked_wide(

@@ -219,8 +219,8 @@ impl OneMessage {
     /// less than the 128-bit one; on Zen 4 and Zen 5, ranking the keys' leading bits on arrival
     /// costs less than either from radix 48 on. BENCHMARKS.md has the figures.
     pub(crate) fn detect() -> OneMessage {
-        let wide = WideSearch::detect();
-        let searched_radix = match (zen(), wide) {
+        let (wide, zen) = (WideSearch::detect(), zen());
+        let searched_radix = match (zen, wide) {
             (true, Some(_)) => SEARCHED_RADIX,
             (true, None) => constant_time::SEARCHED_RADIX_ZEN,
             (false, Some(_)) => constant_time::SEARCHED_RADIX_WIDE,
@@ -229,7 +229,7 @@ impl OneMessage {
         OneMessage {
             searched_radix,
             wide,
-            leads: RankedLeads::detect().filter(|_| zen() && wide.is_some()),
+            leads: RankedLeads::detect().filter(|_| zen && wide.is_some()),
         }
     }
 }

@@ -273,55 +273,65 @@ fn forward_octets(
 /// [`Blocks::with_planes`]' planes, [`PLANE_LANES`] lanes a vector in [`plane_lane`] order. The
 /// lanes' 32-bit words from byte `place.at` are interleaved down to one vector per 32 lanes,
 /// whose first two octets are then shuffled apart.
-#[target_feature(enable = "avx2")]
-fn make_planes(row: &[[u8; 16]], k: usize, n: usize, place: OctetsAt, planes: &mut [u64]) {
-    let at = place.at;
-    debug_assert!(at < 15);
-    let split = _mm256_setr_epi8(
-        0, 4, 8, 12, 1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1, //
-        0, 4, 8, 12, 1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1,
-    );
-    // Bytes `at`, `at + 1` of each block to its first two; the rest are not read.
-    let to_front = _mm256_add_epi8(
-        _mm256_setr_epi8(
-            0, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, //
-            0, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        ),
-        _mm256_set1_epi8(at as i8),
-    );
-    let sign = _mm256_set1_epi8(i8::MIN);
-    let (chunks, _) = row.as_chunks::<PLANE_LANES>();
-    for (c, blocks) in chunks.iter().enumerate() {
-        let (pairs, _) = blocks.as_flattened().as_chunks::<32>();
-        // Register i: blocks 2i (low half) and 2i + 1 (high half), byte `at` of each first.
-        let pair = |i: usize| match at {
-            0 => load_bytes(&pairs[i]),
-            _ => _mm256_shuffle_epi8(load_bytes(&pairs[i]), to_front),
-        };
-        // Word 0 of blocks 4j, 4j + 2 (low half) and 4j + 1, 4j + 3 (high half) in words 0, 1.
-        let fours: [__m256i; 8] =
-            core::array::from_fn(|j| _mm256_unpacklo_epi32(pair(2 * j), pair(2 * j + 1)));
-        // Octets 0 then 1 of blocks 8m, 8m + 2, …, 8m + 6 (low half), 8m + 1, … (high half).
-        let eights: [__m256i; 4] = core::array::from_fn(|m| {
-            _mm256_shuffle_epi8(_mm256_unpacklo_epi64(fours[2 * m], fours[2 * m + 1]), split)
-        });
-        let low = _mm256_unpacklo_epi32(eights[0], eights[1]);
-        let high = _mm256_unpacklo_epi32(eights[2], eights[3]);
-        for (o, octet) in [
-            _mm256_unpacklo_epi64(low, high),
-            _mm256_unpackhi_epi64(low, high),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let Some(o) = place.plane(o) else {
-                continue;
+///
+/// Not `#[target_feature]`, so that it inlines into the AES row loop, which the backend builds
+/// with these features, however the crate is split into codegen units.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[inline(always)]
+unsafe fn make_planes(row: &[[u8; 16]], k: usize, n: usize, place: OctetsAt, planes: &mut [u64]) {
+    // SAFETY: (all intrinsics) the caller's CPU has AVX2.
+    unsafe {
+        let at = place.at;
+        debug_assert!(at < 15);
+        let split = _mm256_setr_epi8(
+            0, 4, 8, 12, 1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1, //
+            0, 4, 8, 12, 1, 5, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1,
+        );
+        // Bytes `at`, `at + 1` of each block to its first two; the rest are not read.
+        let to_front = _mm256_add_epi8(
+            _mm256_setr_epi8(
+                0, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, //
+                0, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ),
+            _mm256_set1_epi8(at as i8),
+        );
+        let sign = _mm256_set1_epi8(i8::MIN);
+        let (chunks, _) = row.as_chunks::<PLANE_LANES>();
+        for (c, blocks) in chunks.iter().enumerate() {
+            let (pairs, _) = blocks.as_flattened().as_chunks::<32>();
+            // Register i: blocks 2i (low half) and 2i + 1 (high half), byte `at` of each first.
+            let pair = |i: usize| match at {
+                0 => load_bytes(&pairs[i]),
+                _ => _mm256_shuffle_epi8(load_bytes(&pairs[i]), to_front),
             };
-            let (rows, _) = planes.as_chunks_mut::<4>();
-            store4(
-                &mut rows[(2 * c + o) * n + k],
-                _mm256_xor_si256(octet, sign),
-            );
+            // Word 0 of blocks 4j, 4j + 2 (low half) and 4j + 1, 4j + 3 (high half) in words 0, 1.
+            let fours: [__m256i; 8] =
+                core::array::from_fn(|j| _mm256_unpacklo_epi32(pair(2 * j), pair(2 * j + 1)));
+            // Octets 0 then 1 of blocks 8m, 8m + 2, …, 8m + 6 (low half), 8m + 1, … (high half).
+            let eights: [__m256i; 4] = core::array::from_fn(|m| {
+                _mm256_shuffle_epi8(_mm256_unpacklo_epi64(fours[2 * m], fours[2 * m + 1]), split)
+            });
+            let low = _mm256_unpacklo_epi32(eights[0], eights[1]);
+            let high = _mm256_unpacklo_epi32(eights[2], eights[3]);
+            for (o, octet) in [
+                _mm256_unpacklo_epi64(low, high),
+                _mm256_unpackhi_epi64(low, high),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let Some(o) = place.plane(o) else {
+                    continue;
+                };
+                let (rows, _) = planes.as_chunks_mut::<4>();
+                store4(
+                    &mut rows[(2 * c + o) * n + k],
+                    _mm256_xor_si256(octet, sign),
+                );
+            }
         }
     }
 }

@@ -200,8 +200,15 @@ impl Vbmi {
 /// pairs of vectors (eight blocks), the pairs' picks blended into one vector, and that put in
 /// plane order. The same picks take octets 2 to 5 as well, which go to `middles` if given
 /// ([`make_middles`]' layout; octets 0 to 5 must then lie in the row).
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn make_planes(
+///
+/// Not `#[target_feature]`, so that it inlines into the AES row loop, which the backend builds
+/// with these features, however the crate is split into codegen units.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512 F, BW and VBMI.
+#[inline(always)]
+unsafe fn make_planes(
     row: &[[u8; 16]],
     k: usize,
     n: usize,
@@ -209,37 +216,40 @@ fn make_planes(
     planes: &mut [u64],
     mut middles: Option<&mut [u64]>,
 ) {
-    debug_assert!(place.at < 15);
-    debug_assert!(middles.is_none() || place.at + 6 <= 16 && place.plane(0) == Some(0));
-    // The first of the lanes in plane order and the second, from the picks of pair t in lane t.
-    const OCTETS: [u8; 64] = table(true, 0);
-    let pairs = pair_picks(place.at as isize);
-    let octets = load_bytes(&OCTETS);
-    let sign = _mm512_set1_epi8(i8::MIN);
-    let (rows, _) = planes.as_chunks_mut::<4>();
-    let (chunks, _) = row.as_chunks::<PLANE_LANES>();
-    for (c, blocks) in chunks.iter().enumerate() {
-        let picks = picked_pairs(blocks, pairs);
-        let low = _mm512_mask_blend_epi64(0x0c, picks[0], picks[1]);
-        let high = _mm512_mask_blend_epi64(0xc0, picks[2], picks[3]);
-        let quarters = _mm512_mask_blend_epi64(0xf0, low, high);
-        let both = _mm512_xor_si512(_mm512_permutexvar_epi8(octets, quarters), sign);
-        for (o, octet) in [
-            _mm512_castsi512_si256(both),
-            _mm512_extracti64x4_epi64::<1>(both),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let Some(o) = place.plane(o) else {
-                continue;
-            };
-            // SAFETY: a row of planes is 32 writable bytes; the store is unaligned.
-            unsafe { _mm256_storeu_si256(rows[(2 * c + o) * n + k].as_mut_ptr().cast(), octet) }
-        }
-        if let Some(middles) = middles.as_deref_mut() {
-            let (values, _) = middles.as_chunks_mut::<16>();
-            store_middles(picks, &mut values[c * n + k], u64::MAX);
+    // SAFETY: (all intrinsics) the caller's CPU has AVX-512 F, BW and VBMI.
+    unsafe {
+        debug_assert!(place.at < 15);
+        debug_assert!(middles.is_none() || place.at + 6 <= 16 && place.plane(0) == Some(0));
+        // The first of the lanes in plane order and the second, from the picks of pair t in lane t.
+        const OCTETS: [u8; 64] = table(true, 0);
+        let pairs = pair_picks(place.at as isize);
+        let octets = load_bytes(&OCTETS);
+        let sign = _mm512_set1_epi8(i8::MIN);
+        let (rows, _) = planes.as_chunks_mut::<4>();
+        let (chunks, _) = row.as_chunks::<PLANE_LANES>();
+        for (c, blocks) in chunks.iter().enumerate() {
+            let picks = picked_pairs(blocks, pairs);
+            let low = _mm512_mask_blend_epi64(0x0c, picks[0], picks[1]);
+            let high = _mm512_mask_blend_epi64(0xc0, picks[2], picks[3]);
+            let quarters = _mm512_mask_blend_epi64(0xf0, low, high);
+            let both = _mm512_xor_si512(_mm512_permutexvar_epi8(octets, quarters), sign);
+            for (o, octet) in [
+                _mm512_castsi512_si256(both),
+                _mm512_extracti64x4_epi64::<1>(both),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let Some(o) = place.plane(o) else {
+                    continue;
+                };
+                // A row of planes is 32 writable bytes; the store is unaligned.
+                _mm256_storeu_si256(rows[(2 * c + o) * n + k].as_mut_ptr().cast(), octet);
+            }
+            if let Some(middles) = middles.as_deref_mut() {
+                let (values, _) = middles.as_chunks_mut::<16>();
+                store_middles(picks, &mut values[c * n + k], u64::MAX);
+            }
         }
     }
 }
@@ -322,19 +332,29 @@ const CHUNKS: usize = PLANE_LANES / CHUNK;
 /// Octets 2 to 5 of value `k` that block row `row` holds (octet 2 at byte `at` of each block,
 /// `at` from -3 to 15), into the [`Middles`](super::group::Middles) of every 32 lanes: picked
 /// as [`make_planes`] picks them, and only the octets that lie in the row stored.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn make_middles(row: &[[u8; 16]], k: usize, n: usize, at: isize, middles: &mut [u64]) {
-    debug_assert!((-3..16).contains(&at));
-    // The picks' indices as for a value from byte at - 2.
-    let pairs = pair_picks(at - 2);
-    // The bytes whose octet lies in the row: octet 2 + m at byte at + m.
-    let kept = (0..4)
-        .filter(|&m| (0..16).contains(&(at + m)))
-        .fold(0u64, |kept, m| kept | 0x1111_1111_1111_1111 << (3 - m));
-    let (values, _) = middles.as_chunks_mut::<16>();
-    let (chunks, _) = row.as_chunks::<PLANE_LANES>();
-    for (c, blocks) in chunks.iter().enumerate() {
-        store_middles(picked_pairs(blocks, pairs), &mut values[c * n + k], kept);
+///
+/// Not `#[target_feature]`, so that it inlines into the AES row loop, which the backend builds
+/// with these features, however the crate is split into codegen units.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512 F, BW and VBMI.
+#[inline(always)]
+unsafe fn make_middles(row: &[[u8; 16]], k: usize, n: usize, at: isize, middles: &mut [u64]) {
+    // SAFETY: (all intrinsics) the caller's CPU has AVX-512 F, BW and VBMI.
+    unsafe {
+        debug_assert!((-3..16).contains(&at));
+        // The picks' indices as for a value from byte at - 2.
+        let pairs = pair_picks(at - 2);
+        // The bytes whose octet lies in the row: octet 2 + m at byte at + m.
+        let kept = (0..4)
+            .filter(|&m| (0..16).contains(&(at + m)))
+            .fold(0u64, |kept, m| kept | 0x1111_1111_1111_1111 << (3 - m));
+        let (values, _) = middles.as_chunks_mut::<16>();
+        let (chunks, _) = row.as_chunks::<PLANE_LANES>();
+        for (c, blocks) in chunks.iter().enumerate() {
+            store_middles(picked_pairs(blocks, pairs), &mut values[c * n + k], kept);
+        }
     }
 }
 
@@ -344,34 +364,50 @@ fn make_middles(row: &[[u8; 16]], k: usize, n: usize, at: isize, middles: &mut [
 /// in their last bits. Stored whole from the row that holds the value's first byte (bytes past
 /// the block then come from the next one, and the next row stores them again), else only the
 /// bytes this row holds.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn make_row_keys(layout: &KeyLayout, k: usize, at: isize, row: &[[u8; 16]], keys: &mut [u64]) {
-    debug_assert!((-7..16).contains(&at));
-    // Word l: bytes 7, 6, …, 0 of block l.
-    const LEADS: [u8; 64] = {
-        let mut table = [0; 64];
-        let mut i = 0;
-        while i < 64 {
-            table[i] = (16 * (i / 8) + 7 - i % 8) as u8;
-            i += 1;
+///
+/// Not `#[target_feature]`, so that it inlines into the AES row loop, which the backend builds
+/// with these features, however the crate is split into codegen units.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512 F, BW and VBMI.
+#[inline(always)]
+unsafe fn make_row_keys(
+    layout: &KeyLayout,
+    k: usize,
+    at: isize,
+    row: &[[u8; 16]],
+    keys: &mut [u64],
+) {
+    // SAFETY: (all intrinsics) the caller's CPU has AVX-512 F, BW and VBMI.
+    unsafe {
+        debug_assert!((-7..16).contains(&at));
+        // Word l: bytes 7, 6, …, 0 of block l.
+        const LEADS: [u8; 64] = {
+            let mut table = [0; 64];
+            let mut i = 0;
+            while i < 64 {
+                table[i] = (16 * (i / 8) + 7 - i % 8) as u8;
+                i += 1;
+            }
+            table
+        };
+        // Byte m of a word is the value's byte 7 - m, which lies at byte at + 7 - m of the block.
+        let held = if at >= 0 { 0xff } else { (1u8 << (8 + at)) - 1 };
+        let kept = u64::from_ne_bytes([held; 8]);
+        let leads = _mm512_add_epi8(load_bytes(&LEADS), _mm512_set1_epi8(at as i8));
+        let value = _mm512_set1_epi64(layout.value_mask() as i64);
+        let index = _mm512_set1_epi64(k as i64);
+        let (rows, _) = keys[k * row.len()..][..row.len()].as_chunks_mut::<CHUNK>();
+        let (chunks, _) = row.as_chunks::<CHUNK>();
+        for (keys, blocks) in rows.iter_mut().zip(chunks) {
+            let (vectors, _) = blocks.as_flattened().as_chunks::<64>();
+            let (one, two) = (load_bytes(&vectors[0]), load_bytes(&vectors[1]));
+            let lead = _mm512_permutex2var_epi8(one, leads, two);
+            let key = _mm512_or_si512(_mm512_and_si512(lead, value), index);
+            // `keys` is 64 writable bytes; the store is unaligned.
+            _mm512_mask_storeu_epi8(keys.as_mut_ptr().cast(), kept, key);
         }
-        table
-    };
-    // Byte m of a word is the value's byte 7 - m, which lies at byte at + 7 - m of the block.
-    let held = if at >= 0 { 0xff } else { (1u8 << (8 + at)) - 1 };
-    let kept = u64::from_ne_bytes([held; 8]);
-    let leads = _mm512_add_epi8(load_bytes(&LEADS), _mm512_set1_epi8(at as i8));
-    let value = _mm512_set1_epi64(layout.value_mask() as i64);
-    let index = _mm512_set1_epi64(k as i64);
-    let (rows, _) = keys[k * row.len()..][..row.len()].as_chunks_mut::<CHUNK>();
-    let (chunks, _) = row.as_chunks::<CHUNK>();
-    for (keys, blocks) in rows.iter_mut().zip(chunks) {
-        let (vectors, _) = blocks.as_flattened().as_chunks::<64>();
-        let (one, two) = (load_bytes(&vectors[0]), load_bytes(&vectors[1]));
-        let lead = _mm512_permutex2var_epi8(one, leads, two);
-        let key = _mm512_or_si512(_mm512_and_si512(lead, value), index);
-        // SAFETY: `keys` is 64 writable bytes; the store is unaligned.
-        unsafe { _mm512_mask_storeu_epi8(keys.as_mut_ptr().cast(), kept, key) }
     }
 }
 
@@ -777,10 +813,10 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
         .enumerate()
     {
         let first = pair * NARROW_LANES;
-        let mut keys: [__m512i; SMALL_RADIX] = core::array::from_fn(|k| {
-            if k >= N {
-                return _mm512_setzero_si512();
-            }
+        // A loop, not `array::from_fn`: a closure called from the generic code of `core` may
+        // not be inlined into this `#[target_feature]` function.
+        let mut keys = [_mm512_setzero_si512(); SMALL_RADIX];
+        for (k, key) in keys[..N].iter_mut().enumerate() {
             let lead = match blocks.keys {
                 // The high words of the keys the AES loop made hold the value's leading bits.
                 Some(keys) => {
@@ -790,11 +826,11 @@ fn select_narrow<const N: usize, const FORWARD: bool>(
                 }
                 None => narrow_lead(blocks, first, k),
             };
-            _mm512_or_si512(
+            *key = _mm512_or_si512(
                 _mm512_and_si512(lead, value_mask),
                 _mm512_set1_epi32(k as i32),
-            )
-        });
+            );
+        }
         // SAFETY: `digits` is 64 readable bytes; the load is unaligned.
         let x = unsafe { _mm512_loadu_si512(digits.as_ptr().cast()) };
         // Each lane's key found (π) or count of keys below (π⁻¹), its digit if no lane tied,

@@ -274,8 +274,8 @@ fn forward_octets(
 /// lanes' 32-bit words from byte `place.at` are interleaved down to one vector per 32 lanes,
 /// whose first two octets are then shuffled apart.
 ///
-/// Not `#[target_feature]`, so that it inlines into the AES row loop, which the backend builds
-/// with these features, however the crate is split into codegen units.
+/// Not `#[target_feature]`, so that it inlines into the AES row loop (as AVX-512's makers, whose
+/// module's docs say why).
 ///
 /// # Safety
 ///

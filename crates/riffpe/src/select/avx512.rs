@@ -4,6 +4,13 @@
 //! ranking after constant-time π's search over planes, and with VBMI the making of planes (and
 //! of the middles that ranking reads); and one message's constant-time π after its chain
 //! ([`pick_one`]).
+//!
+//! What runs once a value inside a loop of the AES backend ([`make_planes`], [`make_middles`],
+//! [`make_row_keys`], [`rank_lead`]) is an `#[inline(always)]` unsafe function, not a
+//! `#[target_feature]` one: LLVM may leave a `#[target_feature]` function a call, even marked
+//! `#[inline]`, when the crate is built in several codegen units (as a dependency's is), and
+//! such calls once a value slowed lockstep down (BENCHMARKS.md). The loops are built with the
+//! features, so the intrinsics inline there.
 
 use core::arch::x86_64::*;
 
@@ -201,8 +208,7 @@ impl Vbmi {
 /// plane order. The same picks take octets 2 to 5 as well, which go to `middles` if given
 /// ([`make_middles`]' layout; octets 0 to 5 must then lie in the row).
 ///
-/// Not `#[target_feature]`, so that it inlines into the AES row loop, which the backend builds
-/// with these features, however the crate is split into codegen units.
+/// Inlined into the AES row loop (see the module's docs).
 ///
 /// # Safety
 ///
@@ -216,7 +222,8 @@ unsafe fn make_planes(
     planes: &mut [u64],
     mut middles: Option<&mut [u64]>,
 ) {
-    // SAFETY: (all intrinsics) the caller's CPU has AVX-512 F, BW and VBMI.
+    // SAFETY: (all intrinsics) the caller's CPU has AVX-512 F, BW and VBMI; the one raw store
+    // writes a row of planes, 32 bytes that its slice index bounds.
     unsafe {
         debug_assert!(place.at < 15);
         debug_assert!(middles.is_none() || place.at + 6 <= 16 && place.plane(0) == Some(0));
@@ -243,7 +250,6 @@ unsafe fn make_planes(
                 let Some(o) = place.plane(o) else {
                     continue;
                 };
-                // A row of planes is 32 writable bytes; the store is unaligned.
                 _mm256_storeu_si256(rows[(2 * c + o) * n + k].as_mut_ptr().cast(), octet);
             }
             if let Some(middles) = middles.as_deref_mut() {
@@ -333,8 +339,7 @@ const CHUNKS: usize = PLANE_LANES / CHUNK;
 /// `at` from -3 to 15), into the [`Middles`](super::group::Middles) of every 32 lanes: picked
 /// as [`make_planes`] picks them, and only the octets that lie in the row stored.
 ///
-/// Not `#[target_feature]`, so that it inlines into the AES row loop, which the backend builds
-/// with these features, however the crate is split into codegen units.
+/// Inlined into the AES row loop (see the module's docs).
 ///
 /// # Safety
 ///
@@ -365,8 +370,7 @@ unsafe fn make_middles(row: &[[u8; 16]], k: usize, n: usize, at: isize, middles:
 /// the block then come from the next one, and the next row stores them again), else only the
 /// bytes this row holds.
 ///
-/// Not `#[target_feature]`, so that it inlines into the AES row loop, which the backend builds
-/// with these features, however the crate is split into codegen units.
+/// Inlined into the AES row loop (see the module's docs).
 ///
 /// # Safety
 ///
@@ -379,7 +383,8 @@ unsafe fn make_row_keys(
     row: &[[u8; 16]],
     keys: &mut [u64],
 ) {
-    // SAFETY: (all intrinsics) the caller's CPU has AVX-512 F, BW and VBMI.
+    // SAFETY: (all intrinsics) the caller's CPU has AVX-512 F, BW and VBMI; the one raw store
+    // writes a chunk of `keys`, 64 bytes that the chunking bounds.
     unsafe {
         debug_assert!((-7..16).contains(&at));
         // Word l: bytes 7, 6, …, 0 of block l.
@@ -405,7 +410,6 @@ unsafe fn make_row_keys(
             let (one, two) = (load_bytes(&vectors[0]), load_bytes(&vectors[1]));
             let lead = _mm512_permutex2var_epi8(one, leads, two);
             let key = _mm512_or_si512(_mm512_and_si512(lead, value), index);
-            // `keys` is 64 writable bytes; the store is unaligned.
             _mm512_mask_storeu_epi8(keys.as_mut_ptr().cast(), kept, key);
         }
     }
@@ -1395,8 +1399,8 @@ fn pick_slot(layout: &KeyLayout, slots: __m512i, shared: u32, rank: u32) -> (u64
 /// delay to the chain on Zen 4 (BENCHMARKS.md), which runs a 512-bit operation as two halves
 /// on one unit: the likely reason, not one a counter showed.
 ///
-/// Not `#[target_feature]`: so that it inlines into the one-message chain, which the VAES-512
-/// backend builds with these features; elsewhere the intrinsics are calls, as correct.
+/// Inlined into the one-message chain, which the VAES-512 backend builds with these features
+/// (see the module's docs); elsewhere the intrinsics are calls, as correct.
 /// Key `j`'s lanes (and those after it) must be zero, as [`LeadRanks::reset`] leaves them:
 /// its values are ORed in, so that every store is a whole vector, which the next key's loads
 /// take from the store queue (a narrower or masked store would stall them until it retires).

@@ -129,13 +129,13 @@ impl Ranks {
     /// (which lies below no key).
     #[inline(always)]
     fn batch(&self, start: usize, count: usize) -> [i64; LANES] {
-        core::array::from_fn(|a| {
-            if a < count {
-                self.keys[start + a]
-            } else {
-                i64::MAX
-            }
-        })
+        // Loops, here and in `rank_against`, not `array::from_fn` or `map`: LLVM may leave the
+        // closure that `core`'s generic code calls as a call in the chain's loop.
+        let mut batch = [i64::MAX; LANES];
+        for (a, new) in batch.iter_mut().enumerate().take(count) {
+            *new = self.keys[start + a];
+        }
+        batch
     }
 
     /// Sets the ranks of the batch of `count` keys from `start` to their ranks among the batch
@@ -166,7 +166,10 @@ impl Ranks {
             .iter()
             .zip(&mut self.ranks[earlier]);
         for (&key, rank) in earlier {
-            let is_above = batch.map(|new| i64::from(new < key));
+            let mut is_above = [0; LANES];
+            for (is_above, &new) in is_above.iter_mut().zip(&batch) {
+                *is_above = i64::from(new < key);
+            }
             *rank += is_above.iter().sum::<i64>();
             for (above, is_above) in above.iter_mut().zip(is_above) {
                 *above += is_above;

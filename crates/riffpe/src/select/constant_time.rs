@@ -121,8 +121,9 @@ impl Ranks {
     /// [`LANES`]) against each other and every key before them, all at once.
     #[inline(always)]
     fn rank_batch(&mut self, start: usize, count: usize) {
-        self.rank_within(start, count);
-        self.rank_against(start, count, 0..start);
+        let batch = self.batch(start, count);
+        self.rank_within(start, &batch);
+        self.rank_against(start, &batch);
     }
 
     /// The batch from `start` of `count` keys (at most [`LANES`]), padded with the largest key
@@ -138,12 +139,11 @@ impl Ranks {
         batch
     }
 
-    /// Sets the ranks of the batch of `count` keys from `start` to their ranks among the batch
-    /// plus `start`, as if every earlier key lay below them: [`Ranks::rank_against`] takes
-    /// away those above.
+    /// Sets the ranks of `batch`, the keys from `start` ([`Ranks::batch`]), to their ranks among
+    /// the batch plus `start`, as if every earlier key lay below them: [`Ranks::rank_against`]
+    /// takes away those above.
     #[inline(always)]
-    fn rank_within(&mut self, start: usize, count: usize) {
-        let batch = self.batch(start, count);
+    fn rank_within(&mut self, start: usize, batch: &[i64; LANES]) {
         // Keys are distinct (each holds its index); padding, the largest key, counts none.
         for (l, rank) in self.ranks[start..start + LANES].iter_mut().enumerate() {
             let key = self.keys[start + l];
@@ -152,22 +152,18 @@ impl Ranks {
         }
     }
 
-    /// Compares the batch of `count` keys from `start` with the earlier keys `earlier`: counts
-    /// the batch's keys below each earlier key into its rank, and takes the earlier keys above
-    /// each key of the batch from the batch's ranks. A batch of keys shares each load and store
+    /// Compares `batch`, the keys from `start`, with every key before them: counts the batch's
+    /// keys below each earlier key into its rank, and takes the earlier keys above each key of
+    /// the batch from the batch's ranks. A batch of keys shares each load and store
     /// of the earlier keys and ranks, where ranking keys one by one spends them on a single
     /// compare each. Every compare is made, whatever the keys; the loops are branch-free over
     /// whole chunks so that they compile to SIMD compares where the CPU has them.
     #[inline(always)]
-    fn rank_against(&mut self, start: usize, count: usize, earlier: core::ops::Range<usize>) {
-        let batch = self.batch(start, count);
+    fn rank_against(&mut self, start: usize, batch: &[i64; LANES]) {
         let mut above = [0i64; LANES];
-        let earlier = self.keys[earlier.clone()]
-            .iter()
-            .zip(&mut self.ranks[earlier]);
-        for (&key, rank) in earlier {
+        for (&key, rank) in self.keys[..start].iter().zip(&mut self.ranks[..start]) {
             let mut is_above = [0; LANES];
-            for (is_above, &new) in is_above.iter_mut().zip(&batch) {
+            for (is_above, &new) in is_above.iter_mut().zip(batch) {
                 *is_above = i64::from(new < key);
             }
             *rank += is_above.iter().sum::<i64>();

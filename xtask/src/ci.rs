@@ -5,19 +5,20 @@ use std::process::Command;
 
 use crate::shell::{self, Result, TestCounts, Timings, cargo, run, run_tee};
 use crate::workspace::Metadata;
-use crate::{cross, fuzz, x86_cpus};
+use crate::{codegen, cross, fuzz, x86_cpus};
 
 /// Bare-metal targets the core must build for: a Cortex-M4F and a 64-bit ARM without an OS.
 pub const NO_STD_TARGETS: [&str; 2] = ["thumbv7em-none-eabihf", "aarch64-unknown-none"];
 
 /// Steps of `ci`, by the names `--skip` takes.
-pub const STEPS: [&str; 12] = [
+pub const STEPS: [&str; 13] = [
     "fmt",
     "clippy",
     "doc",
     "test",
     "benches",
     "examples",
+    "codegen",
     "python",
     "no-std",
     "cross-test",
@@ -70,6 +71,7 @@ pub fn ci(options: &Options) -> Result {
             "test" => test(),
             "benches" => benches(),
             "examples" => examples(),
+            "codegen" => codegen::codegen(),
             "python" => python(),
             "no-std" => no_std(),
             "cross-test" => cross::cross_test(),

@@ -3,6 +3,7 @@
 mod bench_report;
 mod bochs;
 mod ci;
+mod codegen;
 mod cross;
 mod fuzz;
 mod machine;
@@ -24,8 +25,7 @@ USAGE: cargo xtask <COMMAND> [OPTIONS]
 
 COMMANDS:
   ci             everything CI runs, in order: fmt, clippy, doc, test, benches (in test
-                 mode), examples, python
-                 (python/ci.sh: wheel, ruff, pytest), no-std,
+                 mode), examples, codegen, python (python/ci.sh: wheel, ruff, pytest), no-std,
                  cross-test, x86-cpus, fuzz-test (the fuzz crate's fmt, clippy and tests,
                  which replay fuzz/regressions/), fuzz-smoke
                    --skip STEP          leave out a step (repeatable)
@@ -43,6 +43,8 @@ COMMANDS:
                  kernels itself, checking the AES backend each one gets
                    --model NAME         only this model (repeatable): Westmere,
                                         Haswell-noTSX, max, tigerlake
+  codegen        the CLI's release build, with one codegen unit and with 16, checked for
+                 intrinsics left as calls (a missed inline), with objdump; x86-64 only
   no-std         builds the core without default features for thumbv7em-none-eabihf and
                  aarch64-unknown-none, and the no-alloc example for thumbv7em-none-eabihf
   bench-report   runs `cargo bench -p riffpe-benches` and writes BENCHMARKS.md
@@ -123,6 +125,11 @@ fn dispatch(args: &[String]) -> Result {
             }
             shell::step("x86-cpus");
             x86_cpus::x86_cpus(&only)
+        }
+        "codegen" => {
+            options.none()?;
+            shell::step("codegen");
+            codegen::codegen()
         }
         "no-std" => {
             options.none()?;

@@ -14,6 +14,7 @@ use super::lockstep::{LockstepBackend, LockstepClosure};
 use super::own::{self, Layout, OwnBackend, RoundKeys};
 
 cpufeatures::new!(aes_cpu, "aes");
+cpufeatures::new!(avx2_cpu, "avx2");
 
 /// Blocks per `encrypt_par_blocks` call.
 type Lanes = U64;
@@ -22,34 +23,70 @@ const LANES: usize = Lanes::USIZE;
 /// Blocks in flight: one register each, beside the round key of the moment.
 const IN_FLIGHT: usize = 8;
 
-/// Proof that this CPU has AES-NI: only [`AesNi::detect`] makes one.
+/// Proof that this CPU has AES-NI, and whether it has AVX2: only [`AesNi::detect`] makes one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct AesNi(());
+pub(crate) struct AesNi {
+    avx2: bool,
+}
 
 impl AesNi {
     pub(crate) fn detect() -> Option<AesNi> {
-        aes_cpu::get().then_some(AesNi(()))
+        aes_cpu::get().then(|| AesNi {
+            avx2: avx2_cpu::get(),
+        })
+    }
+
+    /// Each way [`run`] is built that this CPU runs: without AVX2, and with it where it has it.
+    #[cfg(test)]
+    pub(crate) fn variants() -> impl Iterator<Item = AesNi> {
+        let avx2 = AesNi::detect().filter(|cpu| cpu.avx2);
+        AesNi::detect()
+            .map(|_| AesNi { avx2: false })
+            .into_iter()
+            .chain(avx2)
     }
 }
 
-// SAFETY: only `AesNi::detect` makes one, where the CPU has AES-NI.
+// SAFETY: only `AesNi::detect` makes one, where the CPU has AES-NI, and AVX2 if `avx2` says so.
 unsafe impl OwnBackend for AesNi {
     #[inline]
     fn run(self, keys: &RoundKeys<Self>, f: impl LockstepClosure) {
-        // SAFETY: `self` proves the CPU has the features `run` is built with.
-        unsafe { run(keys, f) }
+        // SAFETY: `self` proves the CPU has the features each `run` is built with.
+        unsafe {
+            if self.avx2 {
+                run_avx2(keys, f);
+            } else {
+                run(keys, f);
+            }
+        }
     }
 }
 
+/// [`run_on`] built for AES-NI alone (Westmere to Ivy Bridge).
 #[inline]
 #[target_feature(enable = "aes")]
 fn run(keys: &RoundKeys<AesNi>, f: impl LockstepClosure) {
+    run_on(keys, f);
+}
+
+/// [`run_on`] built with AVX2 too (Haswell to Cascade Lake, Zen 1 and 2), so that the AVX2
+/// code that `select` inlines into the AES row loop compiles to instructions; built for AES-NI
+/// alone, each of its intrinsics would be a call.
+#[inline]
+#[target_feature(enable = "aes,avx2")]
+fn run_avx2(keys: &RoundKeys<AesNi>, f: impl LockstepClosure) {
+    run_on(keys, f);
+}
+
+/// The backend, with its round keys loaded, handed to `f`. The CPU must have AES-NI.
+#[inline(always)]
+fn run_on(keys: &RoundKeys<AesNi>, f: impl LockstepClosure) {
     // SAFETY: each key is 16 readable bytes; the load is unaligned.
     let (keys, count) = keys.load(|key| unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
     f.call(&Backend { keys, count });
 }
 
-/// SPEC `E_K` on this CPU; it exists only inside [`run`].
+/// SPEC `E_K` on this CPU; it exists only inside [`run_on`].
 struct Backend {
     keys: Layout<__m128i>,
     /// How many round keys the key size has.
@@ -67,7 +104,7 @@ impl ParBlocksSizeUser for Backend {
 impl BlockCipherEncBackend for Backend {
     #[inline(always)]
     fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
-        // SAFETY: a `Backend` exists only inside `run`, on a CPU with AES-NI.
+        // SAFETY: a `Backend` exists only inside `run_on`, on a CPU with AES-NI.
         unsafe { own::encrypt_one(&self.keys, self.count, block) }
     }
 
@@ -89,7 +126,7 @@ impl BlockCipherEncBackend for Backend {
             for (block, input) in batch.iter_mut().zip(&blocks.get_in()[rest.clone()]) {
                 *block = *input;
             }
-            // SAFETY: a `Backend` exists only inside `run`, on a CPU with AES-NI.
+            // SAFETY: a `Backend` exists only inside `run_on`, on a CPU with AES-NI.
             let states = unsafe { encrypt_eight(&self.keys, self.count, &batch) };
             store_eight(&mut batch, states);
             for (output, block) in blocks.get_out()[rest].iter_mut().zip(&batch) {
@@ -105,7 +142,7 @@ impl Backend {
     fn encrypt_eights(&self, blocks: &mut InOutBuf<'_, '_, Block<Self>>, eights: usize) {
         for at in 0..eights {
             let (input, _) = blocks.get_in().as_chunks::<IN_FLIGHT>();
-            // SAFETY: a `Backend` exists only inside `run`, on a CPU with AES-NI.
+            // SAFETY: a `Backend` exists only inside `run_on`, on a CPU with AES-NI.
             let states = unsafe { encrypt_eight(&self.keys, self.count, &input[at]) };
             let (output, _) = blocks.get_out().as_chunks_mut::<IN_FLIGHT>();
             store_eight(&mut output[at], states);
@@ -157,7 +194,7 @@ mod tests {
 
     #[test]
     fn fips_197_known_answers_through_every_entry_point() {
-        if let Some(cpu) = AesNi::detect() {
+        for cpu in AesNi::variants() {
             fips_197_known_answers(cpu, 150, &[LANES, 20, 8, 3]);
         }
     }
@@ -173,7 +210,7 @@ mod tests {
             lanes in prop_oneof![Just(LANES), Just(16), 1..LANES],
             rows in 0..5usize,
         ) {
-            if let Some(cpu) = AesNi::detect() {
+            for cpu in AesNi::variants() {
                 matches_the_aes_crate(cpu, &key, &blocks, &absorbed, (lanes, rows))?;
             }
         }

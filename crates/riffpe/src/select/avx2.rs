@@ -307,22 +307,26 @@ unsafe fn make_planes(row: &[[u8; 16]], k: usize, n: usize, place: OctetsAt, pla
                 0 => load_bytes(&pairs[i]),
                 _ => _mm256_shuffle_epi8(load_bytes(&pairs[i]), to_front),
             };
+            // Loops rather than `array::from_fn` or `map`: inlined into a row loop built with
+            // AVX2 (not `#[target_feature]` itself), the closures that `core` calls are not.
             // Word 0 of blocks 4j, 4j + 2 (low half) and 4j + 1, 4j + 3 (high half) in words 0, 1.
-            let fours: [__m256i; 8] =
-                core::array::from_fn(|j| _mm256_unpacklo_epi32(pair(2 * j), pair(2 * j + 1)));
+            let mut fours = [_mm256_setzero_si256(); 8];
+            for (j, four) in fours.iter_mut().enumerate() {
+                *four = _mm256_unpacklo_epi32(pair(2 * j), pair(2 * j + 1));
+            }
             // Octets 0 then 1 of blocks 8m, 8m + 2, …, 8m + 6 (low half), 8m + 1, … (high half).
-            let eights: [__m256i; 4] = core::array::from_fn(|m| {
-                _mm256_shuffle_epi8(_mm256_unpacklo_epi64(fours[2 * m], fours[2 * m + 1]), split)
-            });
+            let mut eights = [_mm256_setzero_si256(); 4];
+            for (m, eight) in eights.iter_mut().enumerate() {
+                let words = _mm256_unpacklo_epi64(fours[2 * m], fours[2 * m + 1]);
+                *eight = _mm256_shuffle_epi8(words, split);
+            }
             let low = _mm256_unpacklo_epi32(eights[0], eights[1]);
             let high = _mm256_unpacklo_epi32(eights[2], eights[3]);
-            for (o, octet) in [
+            let octets = [
                 _mm256_unpacklo_epi64(low, high),
                 _mm256_unpackhi_epi64(low, high),
-            ]
-            .into_iter()
-            .enumerate()
-            {
+            ];
+            for (o, &octet) in octets.iter().enumerate() {
                 let Some(o) = place.plane(o) else {
                     continue;
                 };

@@ -18,12 +18,15 @@ use crate::workspace::Metadata;
 const NEVER_RUN_THERE: [(&str, &[&str]); 4] = [
     // Built for AES-NI alone (Westmere to Ivy Bridge): no AVX2 and no AVX-512 to reach.
     ("riffpe::aes_backend::ni::run", &["avx"]),
-    // AES-NI with AVX2: the AVX-512 that would reach these has VAES, so runs `vaes512`.
+    // AES-NI with AVX2: AVX-512 code for CPUs with VBMI, which all have VAES and run
+    // `vaes512`. Cascade Lake (AVX-512 without VBMI) runs here; with VBMI masked on a Zen 4,
+    // its lockstep ran at the rate of AES-NI with AVX2 (BENCHMARKS.md).
     ("riffpe::aes_backend::ni::run_avx2", &["avx512"]),
     // VAES-256 runs only where `vaes512`'s AVX-512 is missing.
     ("riffpe::aes_backend::vaes256::run", &["avx512"]),
-    // The `aes` crate's software AES: x86-64 CPUs without AES-NI, so without VAES or AVX-512,
-    // and AVX2 is not worth their while.
+    // The `aes` crate's software AES: x86-64 CPUs without AES-NI. Its AVX2 and AVX-512 code
+    // runs only on such a CPU that has them (none we know of); what the calls cost there is
+    // not measured.
     ("riffpe::aes_backend::on_batched", &["avx"]),
 ];
 

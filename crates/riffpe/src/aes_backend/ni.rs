@@ -39,11 +39,9 @@ impl AesNi {
     /// Each way [`run`] is built that this CPU runs: without AVX2, and with it where it has it.
     #[cfg(test)]
     pub(crate) fn variants() -> impl Iterator<Item = AesNi> {
-        let avx2 = AesNi::detect().filter(|cpu| cpu.avx2);
-        AesNi::detect()
-            .map(|_| AesNi { avx2: false })
-            .into_iter()
-            .chain(avx2)
+        let cpu = AesNi::detect();
+        let without = cpu.map(|_| AesNi { avx2: false });
+        without.into_iter().chain(cpu.filter(|cpu| cpu.avx2))
     }
 }
 

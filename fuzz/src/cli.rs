@@ -322,10 +322,14 @@ pub fn records(case: &CliCase) -> Outcome {
     Ok(())
 }
 
-/// Blocks of whole lines, each at most `block_lines` long, that put together are the text.
+/// Blocks of whole lines, each at most `block_lines` long, that put together after the byte
+/// order mark, if any, are the text.
 fn line_reader(case: &CliCase) -> Outcome {
     let mut reader = LineReader::new(SplitReader::new(&case.text, case.splits));
-    let mut joined = Vec::new();
+    let mark = reader
+        .byte_order_mark()
+        .map_err(|e| format!("byte_order_mark: {e}"))?;
+    let mut joined = mark.to_vec();
     let mut lines = 0;
     while reader
         .next_block(case.block_lines)
@@ -351,7 +355,9 @@ fn line_reader(case: &CliCase) -> Outcome {
         "blocks put together: {:?}",
         joined.escape_ascii().to_string()
     );
-    let expected = case.text.split_inclusive(|&b| b == b'\n').count();
+    let expected = case.text[mark.len()..]
+        .split_inclusive(|&b| b == b'\n')
+        .count();
     ensure!(
         lines == expected,
         "{lines} lines read, {expected} in the text"
@@ -670,7 +676,9 @@ fn pipeline_with<C: Codec>(case: &CliCase, fpe: &AnyFpe, codec: &C, numbers: &Nu
         let lines = pipeline
             .run(reader, &source, &mut out, "out.csv", &Progress::none())
             .map_err(|e| e.to_string())?;
-        let expected = text.split_inclusive(|&b| b == b'\n').count() as u64;
+        // A byte order mark at the start is not a line's.
+        let body = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(text);
+        let expected = body.split_inclusive(|&b| b == b'\n').count() as u64;
         if lines != expected {
             return Err(format!("{lines} lines processed, {expected} in the text"));
         }

@@ -44,6 +44,8 @@ fn cli_cases() -> Vec<CliCase> {
         radices: vec![26, 10, 7],
     };
     mixed.mode = Mode::Parallel;
+    let mut bom_header = csv(10, 4, 1, b',', b"\xef\xbb\xbfname,pin\nalice,0042\n");
+    bom_header.header = true;
     let mut long = lines(2, 130, b"1\n2\n");
     long.block_lines = 1;
     vec![
@@ -70,6 +72,11 @@ fn cli_cases() -> Vec<CliCase> {
         lines(10, 4, b"\n"),
         lines(10, 4, b"\r"),
         lines(10, 4, "١٢".as_bytes()),
+        // A byte order mark: alone, before lines, before a header; a part of one is a line's.
+        lines(10, 4, b"\xef\xbb\xbf"),
+        lines(10, 4, b"\xef\xbb\xbf0042\r\n7\n"),
+        bom_header,
+        lines(10, 4, b"\xef\xbb\n1\n"),
     ]
 }
 

@@ -230,6 +230,21 @@ impl<R: Read> LineReader<R> {
         }
     }
 
+    /// Reads and drops a UTF-8 byte order mark at the start of the input, as spreadsheet tools
+    /// write, and returns it (else nothing), for the caller to write back: it is not part of
+    /// the first line's value. Call it before the first block.
+    pub fn byte_order_mark(&mut self) -> io::Result<&'static [u8]> {
+        const BOM: &[u8] = "\u{feff}".as_bytes();
+        while self.text.len() < BOM.len() && !self.eof && BOM.starts_with(&self.text) {
+            self.fill()?;
+        }
+        if !self.text.starts_with(BOM) {
+            return Ok(b"");
+        }
+        self.text.drain(..BOM.len());
+        Ok(BOM)
+    }
+
     /// Reads the next block: up to `max_lines` lines (each with its ending, if it has one),
     /// fewer once [`BLOCK_BYTES`] are held. Returns `false` at the end of the input.
     pub fn next_block(&mut self, max_lines: usize) -> io::Result<bool> {
@@ -485,6 +500,10 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
         };
         let mut line = 1u64;
         let write_error = || format!("cannot write {output_name}");
+        let mark = reader
+            .byte_order_mark()
+            .with_context(|| format!("cannot read {source}"))?;
+        output.write_all(mark).with_context(write_error)?;
         while reader
             .next_block(self.block_lines)
             .with_context(|| format!("cannot read {source}"))?
@@ -692,6 +711,37 @@ pub(crate) mod tests {
         }
         assert!(blocks(b"", 10).is_empty());
         assert_eq!(blocks(b"\n", 10), [[b"\n".to_vec()]]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_taken_off_the_first_line() {
+        let bom = "\u{feff}".as_bytes();
+        let read = |input: &[u8]| {
+            let mut reader = LineReader::new(Trickle(input));
+            let mark = reader.byte_order_mark().unwrap();
+            let mut text = Vec::new();
+            while reader.next_block(2).unwrap() {
+                text.extend_from_slice(reader.text());
+            }
+            (mark, text)
+        };
+        assert_eq!(read(b"\xef\xbb\xbf12\n3"), (bom, b"12\n3".to_vec()));
+        assert_eq!(read(b"\xef\xbb\xbf"), (bom, Vec::new()));
+        // Anything else, a part of a mark included, is the first line's.
+        for input in [
+            &b""[..],
+            b"12\n3",
+            b"\xef\xbb",
+            b"\xef\xbb\n",
+            b"\xbb\xbf\xef1",
+        ] {
+            assert_eq!(read(input), (&b""[..], input.to_vec()));
+        }
+        // Only at the very start.
+        assert_eq!(
+            read(b"1\n\xef\xbb\xbf2"),
+            (&b""[..], b"1\n\xef\xbb\xbf2".to_vec())
+        );
     }
 
     /// Refuses every block with one error.

@@ -7,21 +7,15 @@ use crate::args::ColumnRef;
 use crate::records;
 
 /// The names of the header record's fields (`header` with or without its line ending), CSV
-/// unquoted, a byte order mark dropped from the first.
+/// unquoted. A byte order mark before it is the line reader's to drop.
 pub fn header_names(header: &[u8], delimiter: u8) -> Result<Vec<String>> {
     let (content, _) = records::split_line_ending(header);
     let mut fields = Vec::new();
     records::csv_fields(content, delimiter, &mut fields).map_err(|e| anyhow!("the header: {e}"))?;
-    let mut names: Vec<String> = fields
+    Ok(fields
         .iter()
         .map(|field| String::from_utf8_lossy(&field.value(content).unwrap_or_default()).into())
-        .collect();
-    if let Some(first) = names.first_mut()
-        && let Some(rest) = first.strip_prefix('\u{feff}')
-    {
-        *first = rest.to_string();
-    }
-    Ok(names)
+        .collect())
 }
 
 /// The 0-based field index of `column`, given as option `option` (for messages); `names` is
@@ -55,7 +49,7 @@ mod tests {
 
     #[test]
     fn names_come_from_the_header() {
-        let names = header_names(b"\xef\xbb\xbfid;\"full;name\";card\r\n", b';').unwrap();
+        let names = header_names(b"id;\"full;name\";card\r\n", b';').unwrap();
         assert_eq!(names, ["id", "full;name", "card"]);
         let name = |n: &str| ColumnRef::Name(n.into());
         assert_eq!(find(&name("card"), Some(&names), "--column").unwrap(), 2);

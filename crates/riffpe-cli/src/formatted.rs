@@ -134,6 +134,10 @@ impl FormatPipeline<'_> {
             FormatLayout::Csv { delimiter, .. } => LineReader::csv(input, *delimiter),
         };
         let write_error = || format!("cannot write {output_name}");
+        let mark = reader
+            .byte_order_mark()
+            .with_context(|| format!("cannot read {source}"))?;
+        output.write_all(mark).with_context(write_error)?;
         let mut columns = match self.header {
             true => None,
             false => Some(self.columns(None)?),

@@ -1435,6 +1435,39 @@ fn headers_alone_and_in_plain_line_files() {
     assert_eq!(out, "cards\n5158543106053628\n");
 }
 
+#[test]
+fn a_byte_order_mark_passes_through_in_every_kind_of_file() {
+    const BOM: &str = "\u{feff}";
+    let kinds: [(&[&str], &str); 6] = [
+        (&[], "1234123456785678\r\n0000000000000042\r\n"),
+        (&["-c", "2"], "1,1234123456785678\n2,\n"),
+        (
+            &["-c", "card", "--header"],
+            "card,id\r\n1234123456785678,7\r\n",
+        ),
+        (&["--format", "card"], "4111 1111 1111 1111\n"),
+        (
+            &["-c", "card", "--format", "card", "--header"],
+            "card;id\n4111-1111-1111-1111;1\n",
+        ),
+        (&["--format", "ssn", "--header"], "ssn\n123-45-6789\n"),
+    ];
+    for (args, text) in kinds {
+        let mut args = args.to_vec();
+        if text.contains(';') {
+            args.extend(["-d", ";"]);
+        }
+        let run = |command: &str, input: String| {
+            success(keyed().arg(command).args(&args).write_stdin(input))
+        };
+        let plain = run("encrypt", text.to_string());
+        assert_ne!(plain, text, "{args:?}");
+        let marked = run("encrypt", format!("{BOM}{text}"));
+        assert_eq!(marked, format!("{BOM}{plain}"), "{args:?}");
+        assert_eq!(run("decrypt", marked), format!("{BOM}{text}"), "{args:?}");
+    }
+}
+
 // --- Pipes and signals -----------------------------------------------------------------------
 
 #[test]

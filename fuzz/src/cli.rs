@@ -323,12 +323,16 @@ pub fn records(case: &CliCase) -> Outcome {
 }
 
 /// Blocks of whole lines, each at most `block_lines` long, that put together after the byte
-/// order mark, if any, are the text.
+/// order mark, if any, are the text; or, if it starts with a UTF-16 one, a refusal.
 fn line_reader(case: &CliCase) -> Outcome {
     let mut reader = LineReader::new(SplitReader::new(&case.text, case.splits));
-    let mark = reader
-        .byte_order_mark()
-        .map_err(|e| format!("byte_order_mark: {e}"))?;
+    let utf16 = [b"\xff\xfe", b"\xfe\xff"]
+        .iter()
+        .any(|m| case.text.starts_with(*m));
+    let mark = match reader.byte_order_mark() {
+        Err(e) if utf16 && e.kind() == io::ErrorKind::InvalidData => return Ok(()),
+        other => other.map_err(|e| format!("byte_order_mark: {e}"))?,
+    };
     let mut joined = mark.to_vec();
     let mut lines = 0;
     while reader

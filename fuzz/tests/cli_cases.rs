@@ -72,11 +72,14 @@ fn cli_cases() -> Vec<CliCase> {
         lines(10, 4, b"\n"),
         lines(10, 4, b"\r"),
         lines(10, 4, "١٢".as_bytes()),
-        // A byte order mark: alone, before lines, before a header; a part of one is a line's.
+        // A byte order mark: alone, before lines, before a header; a part of one is a line's;
+        // UTF-16's.
         lines(10, 4, b"\xef\xbb\xbf"),
         lines(10, 4, b"\xef\xbb\xbf0042\r\n7\n"),
         bom_header,
         lines(10, 4, b"\xef\xbb\n1\n"),
+        lines(10, 4, b"\xff\xfe1\x00\n\x00"),
+        lines(10, 4, b"\xfe\xff"),
     ]
 }
 

@@ -232,17 +232,30 @@ impl<R: Read> LineReader<R> {
 
     /// Reads and drops a UTF-8 byte order mark at the start of the input, as spreadsheet tools
     /// write, and returns it (else nothing), for the caller to write back: it is not part of
-    /// the first line's value. Call it before the first block.
+    /// the first line's value. Input that starts with a UTF-16 one is refused, as a whole.
+    /// Call it before the first block.
     pub fn byte_order_mark(&mut self) -> io::Result<&'static [u8]> {
-        const BOM: &[u8] = "\u{feff}".as_bytes();
-        while self.text.len() < BOM.len() && !self.eof && BOM.starts_with(&self.text) {
+        const UTF8: &[u8] = "\u{feff}".as_bytes();
+        const UTF16: [&[u8]; 2] = [b"\xff\xfe", b"\xfe\xff"];
+        let partial = |text: &[u8]| {
+            text.len() < UTF8.len()
+                && (UTF8.starts_with(text) || UTF16.iter().any(|mark| mark.starts_with(text)))
+        };
+        while !self.eof && partial(&self.text) {
             self.fill()?;
         }
-        if !self.text.starts_with(BOM) {
+        if UTF16.iter().any(|mark| self.text.starts_with(mark)) {
+            return Err(io::Error::new(
+                ErrorKind::InvalidData,
+                "it is UTF-16 text (it starts with a UTF-16 byte order mark): save it as UTF-8, \
+                 or convert it (iconv -f UTF-16 -t UTF-8)",
+            ));
+        }
+        if !self.text.starts_with(UTF8) {
             return Ok(b"");
         }
-        self.text.drain(..BOM.len());
-        Ok(BOM)
+        self.text.drain(..UTF8.len());
+        Ok(UTF8)
     }
 
     /// Reads the next block: up to `max_lines` lines (each with its ending, if it has one),
@@ -742,6 +755,17 @@ pub(crate) mod tests {
             read(b"1\n\xef\xbb\xbf2"),
             (&b""[..], b"1\n\xef\xbb\xbf2".to_vec())
         );
+        for input in [&b"\xff\xfe1\x00"[..], b"\xfe\xff\x001", b"\xff\xfe"] {
+            let error = LineReader::new(Trickle(input))
+                .byte_order_mark()
+                .unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::InvalidData);
+            assert!(
+                error.to_string().starts_with("it is UTF-16 text"),
+                "{error}"
+            );
+        }
+        assert_eq!(read(b"\xff1\n"), (&b""[..], b"\xff1\n".to_vec()));
     }
 
     /// Refuses every block with one error.

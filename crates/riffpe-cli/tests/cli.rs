@@ -1466,6 +1466,28 @@ fn a_byte_order_mark_passes_through_in_every_kind_of_file() {
         assert_eq!(marked, format!("{BOM}{plain}"), "{args:?}");
         assert_eq!(run("decrypt", marked), format!("{BOM}{text}"), "{args:?}");
     }
+    // UTF-16 (as Excel's "Unicode Text") is refused as a whole, and leaves no output.
+    let files = Files::new();
+    let input = files.write("u16.txt", b"\xff\xfe1\x002\x00\n\x00");
+    for args in [&[][..], &["--format", "card"], &["-c", "1", "--header"]] {
+        let message = failure(
+            keyed()
+                .arg("encrypt")
+                .args(args)
+                .arg("--input")
+                .arg(&input)
+                .arg("--output")
+                .arg(files.path("out.txt")),
+        );
+        assert!(
+            message.ends_with(
+                "u16.txt: it is UTF-16 text (it starts with a UTF-16 byte order mark): save it as \
+                 UTF-8, or convert it (iconv -f UTF-16 -t UTF-8)"
+            ),
+            "{message}"
+        );
+        assert_eq!(files.names(), ["u16.txt"]);
+    }
 }
 
 // --- Pipes and signals -----------------------------------------------------------------------

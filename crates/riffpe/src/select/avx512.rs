@@ -236,6 +236,12 @@ unsafe fn make_planes(
         let (chunks, _) = row.as_chunks::<PLANE_LANES>();
         for (c, blocks) in chunks.iter().enumerate() {
             let picks = picked_pairs(blocks, pairs);
+            // The middles first, so that the picks are done with once blended: fewer vectors
+            // held beside the row loop's states.
+            if let Some(middles) = middles.as_deref_mut() {
+                let (values, _) = middles.as_chunks_mut::<16>();
+                store_middles(picks, &mut values[c * n + k], u64::MAX);
+            }
             let low = _mm512_mask_blend_epi64(0x0c, picks[0], picks[1]);
             let high = _mm512_mask_blend_epi64(0xc0, picks[2], picks[3]);
             let quarters = _mm512_mask_blend_epi64(0xf0, low, high);
@@ -251,10 +257,6 @@ unsafe fn make_planes(
                     continue;
                 };
                 _mm256_storeu_si256(rows[(2 * c + o) * n + k].as_mut_ptr().cast(), octet);
-            }
-            if let Some(middles) = middles.as_deref_mut() {
-                let (values, _) = middles.as_chunks_mut::<16>();
-                store_middles(picks, &mut values[c * n + k], u64::MAX);
             }
         }
     }

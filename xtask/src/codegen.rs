@@ -3,8 +3,8 @@
 //! for the trace a missed inline leaves in the machine code: a call to an intrinsic. Where the
 //! code around an intrinsic is not built with the intrinsic's CPU features (a closure that
 //! `core`'s generic code calls, or a function built for fewer features), the intrinsic stays a
-//! function of its own, called with its vectors passed through memory: AES-NI with AVX2's row
-//! loop ran five times slower so. x86-64 only; `objdump` (binutils) reads the binary.
+//! function of its own, called with its vectors passed through memory, as in AES-NI with
+//! AVX2's row loop once (BENCHMARKS.md). x86-64 only; `objdump` (binutils) reads the binary.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,15 +18,13 @@ use crate::workspace::Metadata;
 const NEVER_RUN_THERE: [(&str, &[&str]); 4] = [
     // Built for AES-NI alone (Westmere to Ivy Bridge): no AVX2 and no AVX-512 to reach.
     ("riffpe::aes_backend::ni::run", &["avx"]),
-    // AES-NI with AVX2: AVX-512 code for CPUs with VBMI, which all have VAES and run
-    // `vaes512`. Cascade Lake (AVX-512 without VBMI) runs here; with VBMI masked on a Zen 4,
-    // its lockstep ran at the rate of AES-NI with AVX2 (BENCHMARKS.md).
+    // AES-NI with AVX2: the AVX-512 code inlined here needs VBMI or VBMI2, whose CPUs all have
+    // VAES and run `vaes512`; Cascade Lake (AVX-512 without either) runs here past it.
     ("riffpe::aes_backend::ni::run_avx2", &["avx512"]),
     // VAES-256 runs only where `vaes512`'s AVX-512 is missing.
     ("riffpe::aes_backend::vaes256::run", &["avx512"]),
-    // The `aes` crate's software AES: x86-64 CPUs without AES-NI. Its AVX2 and AVX-512 code
-    // runs only on such a CPU that has them (none we know of); what the calls cost there is
-    // not measured.
+    // The `aes` crate's software AES, for x86-64 CPUs without AES-NI: its AVX code runs only
+    // where such a CPU has AVX, which none we know of does.
     ("riffpe::aes_backend::on_batched", &["avx"]),
 ];
 

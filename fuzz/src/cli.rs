@@ -299,6 +299,9 @@ impl Transform for Cipher<'_> {
 /// pipeline, encrypting then decrypting, gives back what it gives with no cipher at all.
 pub fn records(case: &CliCase) -> Outcome {
     line_reader(case)?;
+    if let Layout::Csv { delimiter, .. } = case.layout {
+        csv_reader(case, delimiter)?;
+    }
     for line in case.text.split_inclusive(|&b| b == b'\n') {
         let (content, ending) = records::split_line_ending(line);
         ensure!(
@@ -309,6 +312,7 @@ pub fn records(case: &CliCase) -> Outcome {
             "split_line_ending({line:?}) = ({content:?}, {ending:?})"
         );
         fields(case, content)?;
+        csv_field(case, content)?;
         let field = match case.layout.field(content) {
             Ok(range) => &content[range],
             Err(_) => content,
@@ -366,6 +370,88 @@ fn line_reader(case: &CliCase) -> Outcome {
         lines == expected,
         "{lines} lines read, {expected} in the text"
     );
+    Ok(())
+}
+
+/// RFC 4180 records, read in blocks, that put together after the byte order mark are the
+/// text: each but the last ends in a line feed outside quotes and closes its quotes.
+fn csv_reader(case: &CliCase, delimiter: u8) -> Outcome {
+    let mut reader = LineReader::csv(SplitReader::new(&case.text, case.splits), delimiter);
+    let Ok(mark) = reader.byte_order_mark() else {
+        return Ok(());
+    };
+    let mut records: Vec<Vec<u8>> = Vec::new();
+    while reader
+        .next_block(case.block_lines)
+        .map_err(|e| format!("next_block: {e}"))?
+    {
+        let mut start = 0;
+        for &end in reader.ends() {
+            records.push(reader.text()[start..end].to_vec());
+            start = end;
+        }
+    }
+    ensure!(
+        [mark.to_vec(), records.concat()].concat() == case.text,
+        "CSV records put together differ from the text"
+    );
+    let closed =
+        |text: &[u8]| records::csv_field(text, delimiter, 0) != Err(RecordError::UnclosedQuote);
+    for (i, record) in records.iter().enumerate() {
+        let last = i + 1 == records.len();
+        let (content, ending) = records::split_line_ending(record);
+        ensure!(
+            last || (!ending.is_empty() && closed(content)),
+            "CSV record {i} {:?} ends inside quotes or without a line feed",
+            record.escape_ascii().to_string()
+        );
+        for (at, _) in content.iter().enumerate().filter(|&(_, &b)| b == b'\n') {
+            ensure!(
+                !closed(&content[..at]),
+                "CSV record {i} {:?} goes on past a line feed outside quotes",
+                record.escape_ascii().to_string()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `csv_field` for every index (up to [`MAX_FIELDS_CHECKED`]) against `csv_fields`, and
+/// `csv_value_range` inside the quotes of a quoted field.
+fn csv_field(case: &CliCase, content: &[u8]) -> Outcome {
+    let delimiter = match case.layout {
+        Layout::Csv { delimiter, .. } => delimiter,
+        Layout::Lines => b',',
+    };
+    let mut fields = Vec::new();
+    let all = records::csv_fields(content, delimiter, &mut fields);
+    for index in 0..=fields.len().min(MAX_FIELDS_CHECKED) {
+        let got = records::csv_field(content, delimiter, index);
+        let expected = match (&all, fields.get(index)) {
+            (Err(e), _) => Err(*e),
+            (Ok(()), Some(field)) => Ok(field.clone()),
+            (Ok(()), None) => Err(RecordError::MissingColumn {
+                column: index + 1,
+                fields: if content.is_empty() { 0 } else { fields.len() },
+            }),
+        };
+        ensure!(
+            got == expected,
+            "csv_field({content:?}, {delimiter}, {index}) = {got:?}, expected {expected:?}"
+        );
+        let value = records::csv_value_range(content, delimiter, index);
+        let expected = got.and_then(|field| match field.quoted {
+            false => Ok(field.range),
+            true if field.range.len() >= 2 && content[field.range.end - 1] == b'"' => {
+                Ok(field.range.start + 1..field.range.end - 1)
+            }
+            true => Err(RecordError::TextAfterQuote),
+        });
+        ensure!(
+            value == expected,
+            "csv_value_range({content:?}, {delimiter}, {index}) = {value:?}, expected {expected:?}"
+        );
+    }
     Ok(())
 }
 
@@ -627,6 +713,35 @@ pub fn command_line_accepts(delimiter: u8) -> bool {
     accepted[usize::from(delimiter)]
 }
 
+/// RFC 4180 records in `text`: a line feed ends one outside a quoted field, and bytes after
+/// the last one that ends are one more.
+fn csv_records(text: &[u8], delimiter: u8) -> u64 {
+    // `closing`: a quote inside quotes, which closes them unless another follows (`""`).
+    let (mut records, mut pending) = (0, false);
+    let (mut field_start, mut quoted, mut closing) = (true, false, false);
+    for &b in text {
+        pending = true;
+        if closing {
+            closing = false;
+            if b == b'"' {
+                continue;
+            }
+            quoted = false;
+        }
+        match b {
+            b'"' if quoted => closing = true,
+            b'"' if field_start => quoted = true,
+            b'\n' if !quoted => {
+                records += 1;
+                pending = false;
+            }
+            _ => {}
+        }
+        field_start = !quoted && (b == delimiter || b == b'\n');
+    }
+    records + u64::from(pending)
+}
+
 /// Encrypting then decrypting the text through the pipeline gives what the pipeline gives with
 /// no cipher (the text, every integer zero-padded), and the same error on the same line if any;
 /// for every layout the command line can ask for.
@@ -677,14 +792,19 @@ fn pipeline_with<C: Codec>(case: &CliCase, fpe: &AnyFpe, codec: &C, numbers: &Nu
         let mut out = Vec::new();
         let source = Source::File("in.csv".into());
         let reader = SplitReader::new(text, case.splits);
-        let lines = pipeline
+        let records = pipeline
             .run(reader, &source, &mut out, "out.csv", &Progress::none())
             .map_err(|e| e.to_string())?;
         // A byte order mark at the start is not a line's.
         let body = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(text);
-        let expected = body.split_inclusive(|&b| b == b'\n').count() as u64;
-        if lines != expected {
-            return Err(format!("{lines} lines processed, {expected} in the text"));
+        let expected = match case.layout {
+            Layout::Lines => body.split_inclusive(|&b| b == b'\n').count() as u64,
+            Layout::Csv { delimiter, .. } => csv_records(body, delimiter),
+        };
+        if records != expected {
+            return Err(format!(
+                "{records} records processed, {expected} in the text"
+            ));
         }
         Ok(out)
     };

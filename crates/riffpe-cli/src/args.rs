@@ -368,13 +368,13 @@ pub struct CsvArgs {
     /// Process column N (1-based) of each row, or the column named NAME in the header
     /// (with --header); N:FORMAT or NAME:FORMAT gives it its own format: a name (3:card), a
     /// template (id:template=A9{7}) or an alphabet (dna:alphabet=ACGT). Repeat for several
-    /// columns. Every other byte passes through unchanged. Integers: one column, quote-free
-    /// fields; formats: RFC 4180 quoting
+    /// columns (integers: one). Fields are RFC 4180 (quotes may hold delimiters and line
+    /// breaks); every other byte passes through unchanged
     #[arg(short = 'c', long, value_name = "N[:FORMAT]", value_parser = parse_column)]
     pub column: Vec<ColumnSpec>,
 
     /// The tweak of each row comes from this column, encoded as the README says: a number or
-    /// a header name (with integer columns, the field is read quote-free)
+    /// a header name
     #[arg(long, value_name = "N|NAME", value_parser = parse_column_ref, requires = "column")]
     pub tweak_column: Option<ColumnRef>,
 
@@ -497,6 +497,7 @@ fn parse_delimiter(text: &str) -> Result<u8, String> {
         "tab" | "\\t" | "\t" => Ok(b'\t'),
         _ => match text.as_bytes() {
             [b'\n' | b'\r'] => Err("a line break cannot be a delimiter".into()),
+            [b'"'] => Err("a double quote cannot be a delimiter: it quotes CSV fields".into()),
             // Encrypted fields are digits and letters: such a delimiter would split them on output.
             [byte] if byte.is_ascii_alphanumeric() => Err(format!(
                 "{text:?} is a letter or digit, and encrypted fields are made of those"
@@ -528,6 +529,7 @@ mod tests {
         assert!(parse_delimiter("").is_err());
         assert!(parse_delimiter(",,").is_err());
         assert!(parse_delimiter("\n").is_err());
+        assert!(parse_delimiter("\"").is_err());
         assert!(parse_delimiter("é").is_err());
     }
 

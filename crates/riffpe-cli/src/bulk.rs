@@ -27,7 +27,7 @@ use crate::engine::{Element, Transform};
 use crate::formatted::row_context;
 use crate::number::Codec;
 use crate::progress::Progress;
-use crate::records::{self, RecordError};
+use crate::records::{self, CsvField, RecordError};
 
 /// The most lines in a block (fewer when messages are expensive, see [`block_lines`]).
 pub const MAX_BLOCK_LINES: usize = 1 << 16;
@@ -59,7 +59,7 @@ pub fn block_lines(radices: impl Iterator<Item = u32>, bytes_per_value: usize) -
 pub enum Layout {
     /// The whole line (without its ending) is the integer.
     Lines,
-    /// One field of a delimiter-separated line.
+    /// One field of an RFC 4180 record (a quoted field may hold delimiters and line breaks).
     Csv {
         /// 0-based field index (`--column` minus one).
         index: usize,
@@ -69,12 +69,13 @@ pub enum Layout {
 }
 
 impl Layout {
-    /// The range of the integer in `content` (a line without its ending).
+    /// The range of the integer in `content` (a line, or a CSV record, without its ending):
+    /// inside the quotes of a quoted field.
     #[inline]
     pub fn field(&self, content: &[u8]) -> Result<Range<usize>, RecordError> {
         match *self {
             Layout::Lines => Ok(0..content.len()),
-            Layout::Csv { index, delimiter } => records::field_range(content, delimiter, index),
+            Layout::Csv { index, delimiter } => records::csv_value_range(content, delimiter, index),
         }
     }
 }
@@ -95,6 +96,15 @@ pub struct IntegerColumns<'a> {
 impl<'a> IntegerColumns<'a> {
     /// Where the integer and the row's tweak are, once the header (if any) names the columns.
     fn resolve(&self, header: Option<&[u8]>) -> Result<Placement<'a>> {
+        // A quote the header never closes would have made the whole input the header.
+        if let Some(header) = header {
+            let (content, _) = records::split_line_ending(header);
+            if let Err(e @ RecordError::UnclosedQuote) =
+                records::csv_field(content, self.delimiter, 0)
+            {
+                return Err(anyhow!("the header: {e}"));
+            }
+        }
         let named = |column: &ColumnRef| matches!(column, ColumnRef::Name(_));
         // A header is only read when a column is named: otherwise it passes through unread.
         let names = header
@@ -125,7 +135,7 @@ impl<'a> IntegerColumns<'a> {
 }
 
 /// `--tweak-column` on integers: each row's tweak is [`row_context`] of `tweak` and the
-/// row's field `index`, read quote-free as the integer is.
+/// row's field `index`, its value after CSV unquoting, as with formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RowTweak<'a> {
     /// 0-based field index (`--tweak-column` minus one).
@@ -137,14 +147,10 @@ pub struct RowTweak<'a> {
 }
 
 impl RowTweak<'_> {
-    /// The range of the tweak field in `content` (a line without its ending).
+    /// The tweak field of `content` (a record without its ending).
     #[inline]
-    pub fn field(&self, content: &[u8]) -> Result<Range<usize>, RecordError> {
-        let range = records::field_range(content, self.delimiter, self.index)?;
-        match content[range.clone()].first() {
-            Some(b'"') => Err(RecordError::Quoted),
-            _ => Ok(range),
-        }
+    pub fn field(&self, content: &[u8]) -> Result<CsvField, RecordError> {
+        records::csv_field(content, self.delimiter, self.index)
     }
 }
 
@@ -363,13 +369,16 @@ impl<C, X: ?Sized> fmt::Debug for Pipeline<'_, C, X> {
     }
 }
 
-/// The lines of a block: line `i` is `text[start(i)..ends[i]]`.
+/// The records of a block (lines, or CSV records that may span lines): record `i` is
+/// `text[start(i)..ends[i]]`.
 #[derive(Clone, Copy)]
 struct Lines<'a> {
     text: &'a [u8],
-    /// Where the first line starts (after a header line).
+    /// Where the first record starts (after a header).
     origin: usize,
     ends: &'a [usize],
+    /// The input's line number of the first record.
+    line: u64,
 }
 
 impl Lines<'_> {
@@ -380,15 +389,22 @@ impl Lines<'_> {
             _ => self.ends[i - 1],
         }
     }
+
+    /// The input's line number where record `i` starts.
+    #[cold]
+    fn line_of(&self, i: usize) -> u64 {
+        self.line + records::count_lines(&self.text[self.origin..self.start(i)])
+    }
 }
 
-/// Where a line's integer is in the block's text, and its tweak field under [`RowTweak`]
-/// (byte offsets, start and end); an empty integer field leaves both empty, and its line is
-/// written as it was read.
+/// Where a record's integer is in the block's text, and its tweak field under [`RowTweak`]
+/// (byte offsets, start and end, the tweak's quotes included); an empty integer field leaves
+/// both empty, and its record is written as it was read.
 #[derive(Clone, Copy, Default)]
 struct Fields {
     value: (usize, usize),
     tweak: (usize, usize),
+    tweak_quoted: bool,
 }
 
 /// Buffers reused from block to block.
@@ -456,20 +472,20 @@ impl<'a, C, X: ?Sized> Pipeline<'a, C, X> {
         anyhow!("{}: {column}{error}{hint}", source.at(line))
     }
 
-    /// The one-line message for a block the cipher refused (its first line is line `line`):
-    /// the refused message's line, column and reason, never its value.
+    /// The one-line message for a block the cipher refused: the refused message's line,
+    /// column and reason, never its value.
     #[cold]
     fn message_error(
         &self,
         place: &Placement<'_>,
         source: &Source,
-        line: u64,
+        block: &Lines<'_>,
         error: MessageError,
     ) -> anyhow::Error {
         let Some(index) = error.message() else {
             return anyhow!("{source}: {error}");
         };
-        let line = line + index as u64;
+        let line = block.line_of(index);
         match error {
             MessageError::DigitOutOfRange {
                 position, radix, ..
@@ -489,8 +505,8 @@ impl<'a, C, X: ?Sized> Pipeline<'a, C, X> {
 }
 
 impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
-    /// Processes every line of `input` into `output` (named `output_name` in messages).
-    /// Returns the number of lines.
+    /// Processes every line (or CSV record, with columns) of `input` into `output` (named
+    /// `output_name` in messages). Returns the number of lines or records.
     pub fn run<R: Read, W: Write>(
         &self,
         input: R,
@@ -499,7 +515,10 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
         output_name: &str,
         progress: &Progress,
     ) -> Result<u64> {
-        let mut reader = LineReader::new(input);
+        let mut reader = match &self.columns {
+            None => LineReader::new(input),
+            Some(columns) => LineReader::csv(input, columns.delimiter),
+        };
         let mut buffers = Buffers {
             values: Vec::new(),
             fields: Vec::new(),
@@ -511,7 +530,7 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
             true => None,
             false => Some(self.placement(None)?),
         };
-        let mut line = 1u64;
+        let (mut line, mut read) = (1u64, 0u64);
         let write_error = || format!("cannot write {output_name}");
         let mark = reader
             .byte_order_mark()
@@ -523,7 +542,7 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
         {
             let (text, ends) = (reader.text(), reader.ends());
             // The header goes out with the first block, once that block has been checked.
-            let first = usize::from(line == 1 && self.header);
+            let first = usize::from(read == 0 && self.header);
             let origin = if first == 1 { ends[0] } else { 0 };
             let place = match place {
                 Some(place) => place,
@@ -533,8 +552,9 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
                 text,
                 origin,
                 ends: &ends[first..],
+                line: line + records::count_lines(&text[..origin]),
             };
-            self.block(&place, &lines, line + first as u64, source, &mut buffers)?;
+            self.block(&place, &lines, source, &mut buffers)?;
             output
                 .write_all(&text[..origin])
                 .with_context(write_error)?;
@@ -543,18 +563,17 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
                 output.write_all(out).with_context(write_error)?;
             }
             progress.advance(text.len() as u64);
-            line += ends.len() as u64;
+            line += records::count_lines(text);
+            read += ends.len() as u64;
         }
-        Ok(line - 1)
+        Ok(read)
     }
 
-    /// Parses, transforms and formats `block` (whose first line is line `line` of the input)
-    /// into `buffers.outputs`, one buffer per chunk.
+    /// Parses, transforms and formats `block` into `buffers.outputs`, one buffer per chunk.
     fn block(
         &self,
         place: &Placement<'_>,
         block: &Lines<'_>,
-        line: u64,
         source: &Source,
         buffers: &mut Buffers<C::Elem>,
     ) -> Result<()> {
@@ -592,7 +611,10 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
                     field.value = (from + range.start, from + range.end);
                     if let Some(row) = &place.row_tweak {
                         match row.field(content) {
-                            Ok(range) => field.tweak = (from + range.start, from + range.end),
+                            Ok(CsvField { range, quoted }) => {
+                                field.tweak = (from + range.start, from + range.end);
+                                field.tweak_quoted = quoted;
+                            }
                             Err(e) => return Some((i, Some(row.index), e)),
                         }
                     }
@@ -601,7 +623,7 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
             })
             .collect();
         if let Some(&(i, column, error)) = failures.iter().min_by_key(|(i, ..)| *i) {
-            return Err(self.record_error(source, line + i as u64, column, error));
+            return Err(self.record_error(source, block.line_of(i), column, error));
         }
 
         // 2. Transform.
@@ -613,9 +635,16 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
                 buffers.tweak_ends.clear();
                 for (i, field) in buffers.fields.iter().enumerate() {
                     let (from, to) = field.tweak;
-                    row_context(row.tweak, &text[from..to], &mut buffers.tweaks).map_err(|e| {
-                        self.record_error(source, line + i as u64, Some(row.index), e)
-                    })?;
+                    let tweak = CsvField {
+                        range: from..to,
+                        quoted: field.tweak_quoted,
+                    };
+                    tweak
+                        .value(text)
+                        .and_then(|value| row_context(row.tweak, &value, &mut buffers.tweaks))
+                        .map_err(|e| {
+                            self.record_error(source, block.line_of(i), Some(row.index), e)
+                        })?;
                     buffers.tweak_ends.push(buffers.tweaks.len());
                 }
                 let starts = core::iter::once(0).chain(buffers.tweak_ends.iter().copied());
@@ -627,7 +656,7 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
             }
         };
         C::Elem::apply(self.transform, &mut buffers.values, tweak)
-            .map_err(|e| self.message_error(place, source, line, e))?;
+            .map_err(|e| self.message_error(place, source, block, e))?;
 
         // 3. Format.
         let chunks = lines.div_ceil(CHUNK_LINES);
@@ -866,12 +895,19 @@ pub(crate) mod tests {
                 b"a;\"b\";c\nx;0000000000000005;\xff\n",
             ),
             (b"a;b\n", csv("b", b';'), true, b"a;b\n"),
-            // A header is read only to find a name.
+            // A header is read only to find a name (and that its quotes close).
             (
-                b"\"a;b\nx;5\n",
+                b"\"a\"b;c\nx;5\n",
                 csv("2", b';'),
                 true,
-                b"\"a;b\nx;0000000000000005\n",
+                b"\"a\"b;c\nx;0000000000000005\n",
+            ),
+            // A quoted line break.
+            (
+                b"\"a\nb\";c\n\"x\ny;z\";\"5\"\r\n",
+                csv("2", b';'),
+                true,
+                b"\"a\nb\";c\n\"x\ny;z\";\"0000000000000005\"\r\n",
             ),
             (b"", csv("b", b';'), true, b""),
             (b"x;5\n", csv("2", b';'), false, b"x;0000000000000005\n"),
@@ -906,12 +942,22 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string();
         assert_eq!(message, "in.txt:3: no column 3: the line has 2 fields");
-        let message = run(b"\"h,a\n1,2\n", csv("a", b','), true, 1)
+        for column in ["a", "2"] {
+            let message = run(b"\"h,a\n1,2\n", csv(column, b','), true, 1)
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                message,
+                "the header: a quoted field is never closed (RFC 4180: `\"` ends it)"
+            );
+        }
+        // A record's line is the line it starts on.
+        let message = run(b"h\n\"1\n2\",3\n4,x\n", csv("2", b','), true, 1)
             .unwrap_err()
             .to_string();
         assert_eq!(
             message,
-            "the header: a quoted field is never closed (RFC 4180: `\"` ends it)"
+            "in.txt:4: column 2: 'x' at byte 1 is not a decimal digit"
         );
         // A line without the column is not a null.
         let message = run(b"\n", third(), false, 1).unwrap_err().to_string();

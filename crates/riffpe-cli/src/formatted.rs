@@ -19,7 +19,7 @@ use crate::bulk::{LineReader, Source};
 use crate::columns::{self, header_names, tweak_column_encrypted};
 use crate::engine::Direction;
 use crate::progress::Progress;
-use crate::records::{self, CsvField, Quoting, RecordError};
+use crate::records::{self, CsvField, Quoting, RecordError, count_lines};
 
 /// The most records in a block.
 pub const BLOCK_RECORDS: usize = 1 << 16;
@@ -479,11 +479,6 @@ fn utf8(value: Cow<'_, [u8]>) -> Option<Cow<'_, str>> {
         Cow::Borrowed(bytes) => std::str::from_utf8(bytes).ok().map(Cow::Borrowed),
         Cow::Owned(bytes) => String::from_utf8(bytes).ok().map(Cow::Owned),
     }
-}
-
-/// Line feeds in `text`.
-fn count_lines(text: &[u8]) -> u64 {
-    text.iter().filter(|&&b| b == b'\n').count() as u64
 }
 
 #[cfg(test)]

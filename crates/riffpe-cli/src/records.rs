@@ -11,12 +11,10 @@
 //! - an integer is one or more ASCII digits `0`–`9`, leading zeros allowed (outputs are
 //!   zero-padded, so they must read back); no sign, no spaces around or inside, no `_`, no
 //!   non-ASCII digits;
-//! - for integers, a CSV field is the bytes between two delimiters; quotes are not interpreted,
-//!   so a field holding the delimiter inside quotes is not supported (the column to encrypt
-//!   may not be quoted: that is reported as an error rather than mangled);
-//! - for formatted values, fields are RFC 4180 ([`csv_record_end`], [`csv_fields`]): a field
+//! - CSV fields are RFC 4180 ([`csv_record_end`], [`csv_fields`], [`csv_field`]): a field
 //!   that starts with `"` runs to the matching `"`, may hold delimiters, line breaks and
-//!   doubled quotes, and is written back quoted.
+//!   doubled quotes, and is written back quoted; an integer in a quoted field is what lies
+//!   between its quotes ([`csv_value_range`]), and its token goes back between them.
 
 use core::fmt;
 use core::ops::Range;
@@ -34,7 +32,8 @@ pub enum RecordError {
         /// 0-based byte offset in the field.
         position: usize,
     },
-    /// The field starts with a double quote: quoted CSV fields are not supported.
+    /// The value starts with a double quote: a whole line (or argument) in quotes, or a quote
+    /// inside a quoted CSV field.
     Quoted,
     /// A non-ASCII byte (a UTF-8 character other than `0`–`9`, or invalid UTF-8).
     NonAscii {
@@ -79,7 +78,9 @@ impl fmt::Display for RecordError {
                 "whitespace at byte {} (spaces are not trimmed)",
                 position + 1
             ),
-            RecordError::Quoted => f.write_str("quoted fields are not supported"),
+            RecordError::Quoted => {
+                f.write_str("a quote is not a decimal digit (quotes are CSV's, read with --column)")
+            }
             RecordError::NonAscii { position } => write!(
                 f,
                 "a non-ASCII character at byte {} is not a decimal digit",
@@ -166,6 +167,87 @@ pub fn field_range(
     Ok(start..end)
 }
 
+/// Field `index` (0-based) of a record's content (without its final line ending), RFC 4180:
+/// a delimiter inside quotes does not end a field. An error names the column 1-based.
+///
+/// ```
+/// use riffpe_cli::records::{csv_field, CsvField, RecordError};
+/// let row = b"\"Smith, J\",4111";
+/// assert_eq!(csv_field(row, b',', 1), Ok(CsvField { range: 11..15, quoted: false }));
+/// assert_eq!(csv_field(row, b',', 0), Ok(CsvField { range: 0..10, quoted: true }));
+/// assert_eq!(csv_field(row, b',', 2),
+///            Err(RecordError::MissingColumn { column: 3, fields: 2 }));
+/// ```
+pub fn csv_field(content: &[u8], delimiter: u8, index: usize) -> Result<CsvField, RecordError> {
+    // Without a quote, fields are the bytes between delimiters.
+    if find_byte(content, b'"').is_none() {
+        let range = field_range(content, delimiter, index)?;
+        return Ok(CsvField {
+            range,
+            quoted: false,
+        });
+    }
+    let (mut state, mut start, mut fields, mut found) = (Scan::Start, 0, 0, None);
+    for (i, &byte) in content.iter().enumerate() {
+        let (next, ends) = state.step(byte, delimiter);
+        if ends {
+            if fields == index {
+                found = Some(start..i);
+            }
+            fields += 1;
+            start = i + 1;
+        }
+        state = next;
+    }
+    if state == Scan::Quoted {
+        return Err(RecordError::UnclosedQuote);
+    }
+    if fields == index {
+        found = Some(start..content.len());
+    }
+    match found {
+        Some(range) => Ok(CsvField {
+            quoted: content.get(range.start) == Some(&b'"'),
+            range,
+        }),
+        None => Err(RecordError::MissingColumn {
+            column: index.saturating_add(1),
+            fields: fields + 1,
+        }),
+    }
+}
+
+/// The bytes of field `index` (0-based, RFC 4180 as [`csv_field`]) that hold its value and
+/// take the new one: the field, or what lies between its quotes, which stay where they are.
+/// A quote inside is left in the value, where no integer parses; text after the closing
+/// quote is refused.
+///
+/// ```
+/// use riffpe_cli::records::{csv_value_range, RecordError};
+/// assert_eq!(csv_value_range(b"\"a,b\",\"4111\",x", b',', 1), Ok(7..11));
+/// assert_eq!(csv_value_range(b"1,\"41\"11", b',', 1), Err(RecordError::TextAfterQuote));
+/// ```
+pub fn csv_value_range(
+    content: &[u8],
+    delimiter: u8,
+    index: usize,
+) -> Result<Range<usize>, RecordError> {
+    let CsvField { range, quoted } = csv_field(content, delimiter, index)?;
+    if !quoted {
+        return Ok(range);
+    }
+    // A closed quoted field is at least `""`, its last byte a quote unless text follows it.
+    match content[range.clone()].last() {
+        Some(b'"') if range.len() >= 2 => Ok(range.start + 1..range.end - 1),
+        _ => Err(RecordError::TextAfterQuote),
+    }
+}
+
+/// Line feeds in `text`.
+pub fn count_lines(text: &[u8]) -> u64 {
+    text.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
 /// Where an RFC 4180 scan is inside a record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Scan {
@@ -203,6 +285,11 @@ impl Scan {
 /// assert_eq!(csv_record_end(b"a,\"x\ny", b','), None);
 /// ```
 pub fn csv_record_end(text: &[u8], delimiter: u8) -> Option<usize> {
+    // Most records hold no quote: then the first line feed ends one.
+    let line_end = find_byte(text, b'\n')?;
+    if find_byte(&text[..line_end], b'"').is_none() {
+        return Some(line_end + 1);
+    }
     let mut state = Scan::Start;
     for (i, &byte) in text.iter().enumerate() {
         if byte == b'\n' && state != Scan::Quoted {
@@ -533,6 +620,8 @@ mod tests {
             (b"x\"y\nz", Some(4)),
             (b"\"a\"b\n", Some(5)),
             (b",\"\n\",\n", Some(6)),
+            (b"a\n\"b", Some(2)),
+            (b"a\"\nb", Some(3)),
         ];
         for &(text, end) in cases {
             assert_eq!(csv_record_end(text, b','), end, "{text:?}");
@@ -570,6 +659,51 @@ mod tests {
             split("é,\"ü\"".as_bytes()),
             Ok(vec![v("é", false), v("ü", true)])
         );
+    }
+
+    #[test]
+    fn csv_field_is_csv_fields_one_at_a_time() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let alphabet = b"a1,\"\n;";
+        let mut fields = Vec::new();
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 12) as usize;
+            let content: Vec<u8> = (0..len)
+                .map(|i| alphabet[((x >> (4 + 3 * i)) % 6) as usize])
+                .collect();
+            let all = csv_fields(&content, b',', &mut fields);
+            for index in 0..fields.len() + 2 {
+                let one = csv_field(&content, b',', index);
+                let expected = match (&all, fields.get(index)) {
+                    (Err(e), _) => Err(*e),
+                    (Ok(()), Some(field)) => Ok(field.clone()),
+                    (Ok(()), None) => Err(RecordError::MissingColumn {
+                        column: index + 1,
+                        fields: if content.is_empty() { 0 } else { fields.len() },
+                    }),
+                };
+                assert_eq!(one, expected, "{content:?} field {index}");
+                // The value range: inside the quotes, which end the field, if it is quoted.
+                let range = csv_value_range(&content, b',', index);
+                match one {
+                    Ok(CsvField {
+                        range: r,
+                        quoted: false,
+                    }) => assert_eq!(range, Ok(r)),
+                    Ok(CsvField {
+                        range: r,
+                        quoted: true,
+                    }) if content[r.end - 1] == b'"' && r.len() > 1 => {
+                        assert_eq!(range, Ok(r.start + 1..r.end - 1), "{content:?} {index}");
+                    }
+                    Ok(_) => assert_eq!(range, Err(RecordError::TextAfterQuote)),
+                    Err(e) => assert_eq!(range, Err(e)),
+                }
+            }
+        }
     }
 
     #[test]

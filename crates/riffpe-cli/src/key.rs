@@ -157,7 +157,10 @@ pub fn read_key_file(path: &Path) -> Result<Zeroizing<Vec<u8>>> {
     if len > MAX_KEY_FILE {
         bail!("{source}: larger than {MAX_KEY_FILE} bytes, not a hex key");
     }
-    let text = &buffer[..len];
+    // A byte order mark, as Notepad writes in "UTF-8 with BOM", is not part of the key.
+    let text = buffer[..len]
+        .strip_prefix("\u{feff}".as_bytes())
+        .unwrap_or(&buffer[..len]);
     // Invalid UTF-8 is reported by `decode_hex` as a non-hex character, without echoing it.
     let text = Zeroizing::new(String::from_utf8_lossy(text).into_owned());
     parse_key(&text, source)
@@ -234,6 +237,15 @@ mod tests {
         let path = dir.path().join("k");
         std::fs::write(&path, format!("{}\r\n", "aB".repeat(16))).unwrap();
         assert_eq!(&read_key_file(&path).unwrap()[..], &[0xab; 16]);
+        std::fs::write(&path, format!("\u{feff}{}\r\n", "cd".repeat(24))).unwrap();
+        assert_eq!(&read_key_file(&path).unwrap()[..], &[0xcd; 24]);
+        // Only at the start.
+        std::fs::write(&path, format!("{}\u{feff}", "cd".repeat(16))).unwrap();
+        let message = format!("{:#}", read_key_file(&path).unwrap_err());
+        assert!(
+            message.ends_with("character 33 is not a hex digit"),
+            "{message}"
+        );
         std::fs::write(&path, " ".repeat(MAX_KEY_FILE) + &"ab".repeat(16)).unwrap();
         let message = format!("{:#}", read_key_file(&path).unwrap_err());
         assert!(

@@ -8,7 +8,7 @@
 //! 2. transform: the whole block at once ([`Transform`], the batch crate's parallel mode);
 //! 3. format: bytes before the field, the new value, bytes after it (line ending included).
 //!
-//! An empty field (an empty line, or a null in a CSV column) passes through unchanged. The
+//! An empty field (a blank line, or a null in a CSV column) passes through unchanged. The
 //! first bad line stops the run before anything of its block is written, with an error naming
 //! the input, the line number and the reason.
 
@@ -598,9 +598,13 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
                 for (i, (message, field)) in (first..).zip(messages) {
                     let from = start(i);
                     let (content, _) = records::split_line_ending(&text[from..ends[i]]);
+                    if content.is_empty() {
+                        // A blank line (no row, to CSV readers) passes through as a null does.
+                        continue;
+                    }
                     let range = match place.layout.field(content) {
-                        // A null (or an empty line) passes through: its message stays zero,
-                        // and its empty field makes the format phase copy the line.
+                        // A null passes through: its message stays zero, and its empty field
+                        // makes the format phase copy the line.
                         Ok(range) if range.is_empty() => continue,
                         Ok(range) => range,
                         Err(e) => return Some((i, place.value_column(), e)),
@@ -919,6 +923,13 @@ pub(crate) mod tests {
                 b"0000000000000001\n\n\r\n0000000000000003",
             ),
             (b"x;;z\ny;\r\n", csv("2", b';'), false, b"x;;z\ny;\r\n"),
+            // Blank lines are no rows.
+            (
+                b"x;5\n\r\n\ny;6",
+                csv("2", b';'),
+                false,
+                b"x;0000000000000005\n\r\n\ny;0000000000000006",
+            ),
         ];
         for (input, columns, header, expected) in cases {
             for block_lines in [1, 2, MAX_BLOCK_LINES] {
@@ -959,9 +970,11 @@ pub(crate) mod tests {
             message,
             "in.txt:4: column 2: 'x' at byte 1 is not a decimal digit"
         );
-        // A line without the column is not a null.
-        let message = run(b"\n", third(), false, 1).unwrap_err().to_string();
-        assert_eq!(message, "in.txt:1: no column 3: the line is empty");
+        // A line without the column is not a null, but a blank line is no row.
+        let message = run(b"1,2,3\n\r\n\n1\n", third(), false, 1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(message, "in.txt:4: no column 3: the line has 1 field");
         let message = run(b"a,b,c\n", third(), false, 1).unwrap_err().to_string();
         assert_eq!(
             message,

@@ -310,6 +310,21 @@ impl FormatPipeline<'_> {
         'records: for i in first..ends.len() {
             let from = start(i);
             let (content, _) = records::split_line_ending(&text[from..ends[i]]);
+            // A blank line is no row (CSV readers skip it): it passes through, as a null does in
+            // every column it lacks.
+            if content.is_empty() && delimiter.is_some() {
+                if columns.tweak.is_some() {
+                    contexts.push(Vec::new());
+                }
+                let blank = || Spot {
+                    start: from,
+                    end: from,
+                    quoted: false,
+                    value: None,
+                };
+                spots.extend(targets.iter().map(|_| blank()));
+                continue;
+            }
             // A missing column is named in the reason; CSV errors name their column.
             let at = |column: Option<usize>, e: RecordError| Failure {
                 record: i,

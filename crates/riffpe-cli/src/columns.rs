@@ -26,11 +26,34 @@ pub fn find(column: &ColumnRef, names: Option<&[String]>, option: &str) -> Resul
         (ColumnRef::Name(name), None) => Err(anyhow!(
             "{option} {name:?}: a column name needs --header (or give its number)"
         )),
-        (ColumnRef::Name(name), Some(names)) => names
-            .iter()
-            .position(|n| n == name)
-            .ok_or_else(|| anyhow!("{option} {name:?}: the header has no column of this name")),
+        (ColumnRef::Name(name), Some(names)) => {
+            let mut found = names.iter().enumerate().filter(|(_, n)| *n == name);
+            match (found.next(), found.next()) {
+                (Some((index, _)), None) => Ok(index),
+                // Either might be meant: the number says which.
+                (Some((first, _)), Some((second, _))) => Err(anyhow!(
+                    "{option} {name:?}: columns {} and {} of the header both have this name: \
+                     give the number of the one meant",
+                    first + 1,
+                    second + 1
+                )),
+                (None, _) => Err(anyhow!(
+                    "{option} {name:?}: the header has no column of this name (it has {})",
+                    listed(names)
+                )),
+            }
+        }
     }
+}
+
+/// The header's names, quoted, for a message: the first few, and how many more there are.
+fn listed(names: &[String]) -> String {
+    const SHOWN: usize = 8;
+    let mut list: Vec<String> = names.iter().take(SHOWN).map(|n| format!("{n:?}")).collect();
+    if names.len() > SHOWN {
+        list.push(format!("{} more", names.len() - SHOWN));
+    }
+    list.join(", ")
 }
 
 /// The refusal of `--tweak-column column` (field `index`, 0-based) where that column is also
@@ -61,8 +84,27 @@ mod tests {
         let error = |column, names| find(&column, names, "--column").unwrap_err().to_string();
         assert_eq!(
             error(name("ssn"), Some(&names)),
-            "--column \"ssn\": the header has no column of this name"
+            "--column \"ssn\": the header has no column of this name (it has \"id\", \
+             \"full;name\", \"card\")"
         );
+        assert_eq!(
+            error(name("Card"), Some(&names)),
+            "--column \"Card\": the header has no column of this name (it has \"id\", \
+             \"full;name\", \"card\")"
+        );
+        let many: Vec<String> = (1..=10).map(|i| format!("c{i}")).collect();
+        assert_eq!(
+            error(name("x"), Some(&many)),
+            "--column \"x\": the header has no column of this name (it has \"c1\", \"c2\", \
+             \"c3\", \"c4\", \"c5\", \"c6\", \"c7\", \"c8\", 2 more)"
+        );
+        let twice = header_names(b"id,card,id,id\n", b',').unwrap();
+        assert_eq!(
+            error(name("id"), Some(&twice)),
+            "--column \"id\": columns 1 and 3 of the header both have this name: give the \
+             number of the one meant"
+        );
+        assert_eq!(find(&name("card"), Some(&twice), "--column").unwrap(), 1);
         assert_eq!(
             error(name("id"), None),
             "--column \"id\": a column name needs --header (or give its number)"

@@ -1180,7 +1180,8 @@ fn csv_column_with_header_passes_everything_else_through() {
     let refused = |args: &[&str]| failure(keyed().args(args).write_stdin(csv));
     assert_eq!(
         refused(&["encrypt", "-c", "cvv", "--header"]),
-        "error: --column \"cvv\": the header has no column of this name"
+        "error: --column \"cvv\": the header has no column of this name (it has \"id\", \
+         \"name\", \"card\", \"note\")"
     );
     assert_eq!(
         refused(&[
@@ -2259,7 +2260,7 @@ fn format_errors_name_file_line_and_column_and_leave_no_output() {
         (
             &["--header", "-c", "nope:ssn"],
             "a\n",
-            "error: --column \"nope\": the header has no column of this name",
+            "error: --column \"nope\": the header has no column of this name (it has \"a\")",
         ),
         (
             &["-c", "1:ssn", "-c", "1:card"],

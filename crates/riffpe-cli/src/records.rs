@@ -661,19 +661,23 @@ mod tests {
         );
     }
 
-    #[test]
-    fn csv_field_is_csv_fields_one_at_a_time() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let alphabet = b"a1,\"\n;";
-        let mut fields = Vec::new();
-        for _ in 0..20_000 {
+    /// 20 000 records of up to 11 bytes of `alphabet`, from an xorshift seeded with `seed`.
+    fn random_records(mut x: u64, alphabet: &[u8; 6]) -> impl Iterator<Item = Vec<u8>> + '_ {
+        (0..20_000).map(move |_| {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             let len = (x % 12) as usize;
-            let content: Vec<u8> = (0..len)
+            (0..len)
                 .map(|i| alphabet[((x >> (4 + 3 * i)) % 6) as usize])
-                .collect();
+                .collect()
+        })
+    }
+
+    #[test]
+    fn csv_field_is_csv_fields_one_at_a_time() {
+        let mut fields = Vec::new();
+        for content in random_records(0x9e37_79b9_7f4a_7c15, b"a1,\"\n;") {
             let all = csv_fields(&content, b',', &mut fields);
             for index in 0..fields.len() + 2 {
                 let one = csv_field(&content, b',', index);
@@ -708,17 +712,8 @@ mod tests {
 
     #[test]
     fn csv_fields_write_back_as_they_were_read() {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let alphabet = b"ab,\"\r\n";
         let mut fields = Vec::new();
-        for _ in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let len = (x % 12) as usize;
-            let content: Vec<u8> = (0..len)
-                .map(|i| alphabet[((x >> (4 + 3 * i)) % 6) as usize])
-                .collect();
+        for content in random_records(0x2545_f491_4f6c_dd1d, b"ab,\"\r\n") {
             if csv_fields(&content, b',', &mut fields).is_err() {
                 continue;
             }

@@ -16,8 +16,9 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 py=$venv/bin/python
 "$py" -m pip install --quiet --upgrade pip
-deps=(pytest hypothesis numpy pyarrow ruff)
-if [ -z "${SKIP_SPARK:-}" ]; then deps+=(pyspark "pandas<3"); fi
+# pandas below 3, as pyspark's Arrow conversions still need.
+deps=(pytest hypothesis numpy pyarrow ruff "pandas<3")
+if [ -z "${SKIP_SPARK:-}" ]; then deps+=(pyspark); fi
 "$py" -m pip install --quiet "${deps[@]}"
 "$py" -m pip install --quiet --force-reinstall --no-deps "$here"
 

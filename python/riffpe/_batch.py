@@ -1,10 +1,13 @@
-"""Many messages at once: numpy arrays, Arrow arrays and plain sequences, checked up front."""
+"""Many messages at once: numpy arrays, Arrow arrays, pandas Series and plain sequences,
+checked up front."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+
+from . import _pandas
 
 _INT_DTYPES = (np.dtype(np.uint64), np.dtype(np.int64))
 
@@ -23,6 +26,8 @@ def ints(fpe, values: Any, encrypt: bool, order: str, threads: int | None) -> An
         if values.ndim != 1:
             raise ValueError(f"values must be one-dimensional, not {values.ndim}-dimensional")
         return fpe._ints(values, encrypt, order, threads)
+    if _pandas.is_series(values):
+        return _pandas.ints(fpe, values, encrypt, order, threads)
     if _is_arrow(values):
         from ._arrow import arrow_ints
 

@@ -19,8 +19,10 @@ class _BatchMethods:
         """Encrypts integers of the domain (``0 <= v < size``).
 
         ``values``: a 1-D numpy ``uint64`` or ``int64`` array, an Arrow ``int64``/``uint64``
-        array (anything with ``__arrow_c_array__``; nulls stay null), or a sequence of ints
-        (a list comes back). ``order='little'`` makes digit 0 the least significant,
+        array (anything with ``__arrow_c_array__``; nulls stay null), a pandas Series
+        (``int64``, ``uint64``, nullable ``Int64``/``UInt64`` or ``int64[pyarrow]``; a Series
+        with the same index, name and dtype comes back, missing values kept), or a sequence
+        of ints (a list comes back). ``order='little'`` makes digit 0 the least significant,
         ``'big'`` the last digit (the reference command line's ``-B``).
         """
         return _batch.ints(self, values, True, order, threads)
@@ -99,7 +101,10 @@ class FormatCipher(_native.FormatCipher):
         ``values``: a sequence of ``str`` or ``None`` (a list comes back), a 1-D numpy array of
         ``str`` or ``object`` (an array of the same dtype comes back), or an Arrow string
         array (anything with ``__arrow_c_array__`` or ``__arrow_c_stream__``; a pyarrow
-        array of the same type comes back). ``None`` and nulls stay as they are. The whole
+        array of the same type comes back), or a pandas Series of ``object`` or ``string``
+        dtype (a Series with the same index, name and dtype comes back). ``None``, nulls and
+        a Series' missing values (``NaN``, as ``read_csv`` leaves for an empty cell, or
+        ``pd.NA``) stay as they are. The whole
         input is checked first: a refused value raises ``ValueError`` naming its row (and
         character position), never the value; the input is never modified. The GIL is
         released while Rust works; ``threads=None`` uses every core, ``threads=1`` only the

@@ -1,4 +1,5 @@
-"""Many strings at once: lists, numpy ``str``/``object`` arrays and Arrow string arrays."""
+"""Many strings at once: lists, numpy ``str``/``object`` arrays, Arrow string arrays and
+pandas Series."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _pandas
 from ._batch import _is_arrow
 
 
@@ -21,6 +23,8 @@ def strings(fc, values: Any, encrypt: bool, threads: int | None) -> Any:
         out = fc._strings(values.tolist(), encrypt, threads)
         # The format keeps every value's length, so a fixed-width str dtype still fits.
         return np.array(out, dtype=values.dtype)
+    if _pandas.is_series(values):
+        return _pandas.strings(fc, values, encrypt, threads)
     if _is_arrow(values):
         from ._arrow import arrow_strings
 

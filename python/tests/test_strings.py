@@ -212,6 +212,42 @@ def test_arrow_arrays(arrow_type):
     assert out_chunked.to_pylist() == out.to_pylist()
 
 
+@pytest.mark.parametrize(
+    "dtype", [object, "string", "string[pyarrow]", "large_string[pyarrow]"]
+)
+def test_pandas_series_keep_index_name_dtype_and_nulls(dtype):
+    pd = pytest.importorskip("pandas")
+    fc = CIPHERS["card"]
+    cards = ["4111 1111 1111 1111", "5500-0000-0000-0004"]
+    series = pd.Series([cards[0], None, cards[1]], dtype=dtype, index=[3, 1, 2], name="card")
+    copy = series.copy()
+    out = fc.encrypt_strings(series, threads=2)
+    assert isinstance(out, pd.Series) and out.dtype == series.dtype
+    assert out.index.equals(series.index) and out.name == "card"
+    assert out.isna().tolist() == [False, True, False]
+    assert [out[3], out[2]] == [fc.encrypt(c) for c in cards]
+    assert series.equals(copy)
+    assert fc.decrypt_strings(out).equals(series)
+    with pytest.raises(ValueError, match="^row 2: "):
+        fc.encrypt_strings(pd.Series(cards + ["4111 1111 1111 111x"], dtype=dtype))
+
+
+def test_pandas_read_csv_empty_cells_stay_empty():
+    pd = pytest.importorskip("pandas")
+    import io
+
+    frame = pd.read_csv(io.StringIO("card,name\n4111 1111 1111 1111,a\n,b\n"))
+    # object in pandas 2, str (Arrow-backed, NaN for missing) in pandas 3: both keep the NaN.
+    out = CIPHERS["card"].encrypt_strings(frame["card"])
+    assert out[0] == CIPHERS["card"].encrypt("4111 1111 1111 1111")
+    assert isinstance(out[1], float) and pd.isna(out[1])
+    assert CIPHERS["card"].decrypt_strings(out).equals(frame["card"])
+    with pytest.raises(TypeError, match="strings, not int64"):
+        CIPHERS["card"].encrypt_strings(pd.Series([1, 2]))
+    with pytest.raises(TypeError, match="strings, not Int64"):
+        CIPHERS["card"].encrypt_strings(pd.Series([1, None], dtype="Int64"))
+
+
 def test_arrow_errors_name_the_row_of_the_whole_input():
     fc = CIPHERS["ssn"]
     chunked = pa.chunked_array([["123-45-6789", "123-45-6789"], [None, "123-45-67x9"]])

@@ -186,8 +186,8 @@ impl CliCase {
     }
 }
 
-/// Mostly digits, line endings and delimiters, so that most lines are records the pipeline
-/// takes (random bytes rarely are).
+/// Mostly digits, line endings, delimiters and blanks, so that most lines are records the
+/// pipeline takes (random bytes rarely are).
 fn numeric_text(bytes: &[u8], layout: Layout) -> Vec<u8> {
     let delimiter = match layout {
         Layout::Csv { delimiter, .. } => delimiter,
@@ -200,6 +200,7 @@ fn numeric_text(bytes: &[u8], layout: Layout) -> Vec<u8> {
             160..200 => text.push(b'\n'),
             200..230 => text.push(delimiter),
             230..240 => text.extend_from_slice(b"\r\n"),
+            240..246 => text.push(if b % 2 == 0 { b' ' } else { b'\t' }),
             _ => text.push(b),
         }
     }

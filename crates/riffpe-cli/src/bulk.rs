@@ -602,15 +602,20 @@ impl<C: Codec, X: Transform + ?Sized> Pipeline<'_, C, X> {
                         // A blank line (no row, to CSV readers) passes through as a null does.
                         continue;
                     }
-                    let range = match place.layout.field(content) {
-                        // A null passes through: its message stays zero, and its empty field
-                        // makes the format phase copy the line.
-                        Ok(range) if range.is_empty() => continue,
-                        Ok(range) => range,
+                    let (range, blanks) = match place.layout.field(content) {
+                        Ok(field) => {
+                            let range = records::trim_blanks(content, field.clone());
+                            (range.clone(), range.start - field.start)
+                        }
                         Err(e) => return Some((i, place.value_column(), e)),
                     };
+                    if range.is_empty() {
+                        // A null (or blanks) passes through: its message stays zero, and its
+                        // empty field makes the format phase copy the line.
+                        continue;
+                    }
                     if let Err(e) = self.codec.parse(&content[range.clone()], message) {
-                        return Some((i, place.value_column(), e));
+                        return Some((i, place.value_column(), e.shifted(blanks)));
                     }
                     field.value = (from + range.start, from + range.end);
                     if let Some(row) = &place.row_tweak {

@@ -9,8 +9,8 @@
 //! - a line ends in `\n` or `\r\n` (or in nothing, for the last line of a file); the ending is
 //!   kept and written back unchanged, so CRLF files stay CRLF;
 //! - an integer is one or more ASCII digits `0`–`9`, leading zeros allowed (outputs are
-//!   zero-padded, so they must read back); no sign, no spaces around or inside, no `_`, no
-//!   non-ASCII digits;
+//!   zero-padded, so they must read back); no sign, no spaces inside, no `_`, no non-ASCII
+//!   digits; spaces and tabs around it ([`trim_blanks`]) are not part of it and pass through;
 //! - CSV fields are RFC 4180 ([`csv_record_end`], [`csv_fields`], [`csv_field`]): a field
 //!   that starts with `"` runs to the matching `"`, may hold delimiters, line breaks and
 //!   doubled quotes, and is written back quoted; an integer in a quoted field is what lies
@@ -73,11 +73,9 @@ impl fmt::Display for RecordError {
         match *self {
             RecordError::Empty => f.write_str("empty, expected a decimal integer"),
             RecordError::Sign => f.write_str("a sign is not allowed, expected a decimal integer"),
-            RecordError::Whitespace { position } => write!(
-                f,
-                "whitespace at byte {} (spaces are not trimmed)",
-                position + 1
-            ),
+            RecordError::Whitespace { position } => {
+                write!(f, "whitespace at byte {} is not a decimal digit", position + 1)
+            }
             RecordError::Quoted => {
                 f.write_str("a quote is not a decimal digit (quotes are CSV's, read with --column)")
             }
@@ -112,6 +110,26 @@ impl fmt::Display for RecordError {
 }
 
 impl std::error::Error for RecordError {}
+
+impl RecordError {
+    /// The same error with its byte position `by` further on: from a trimmed integer's start
+    /// to its field's.
+    pub fn shifted(self, by: usize) -> Self {
+        match self {
+            RecordError::Whitespace { position } => RecordError::Whitespace {
+                position: position + by,
+            },
+            RecordError::NonAscii { position } => RecordError::NonAscii {
+                position: position + by,
+            },
+            RecordError::NotDigit { position, byte } => RecordError::NotDigit {
+                position: position + by,
+                byte,
+            },
+            other => other,
+        }
+    }
+}
 
 /// Splits a line as read (with its ending) into its content and its ending: `"\n"`, `"\r\n"`,
 /// or `""` for a last line without one.
@@ -241,6 +259,25 @@ pub fn csv_value_range(
         Some(b'"') if range.len() >= 2 => Ok(range.start + 1..range.end - 1),
         _ => Err(RecordError::TextAfterQuote),
     }
+}
+
+/// `range` of `content` without the spaces and tabs at either end: the blanks of a padded
+/// column, or after a delimiter, are not part of the integer, and pass through as they are.
+///
+/// ```
+/// use riffpe_cli::records::trim_blanks;
+/// assert_eq!(trim_blanks(b"a, 4111 \t,b", 2..9), 3..7);
+/// assert_eq!(trim_blanks(b" \t ", 0..3), 3..3);
+/// ```
+pub fn trim_blanks(content: &[u8], range: Range<usize>) -> Range<usize> {
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let field = content.get(range.clone()).unwrap_or_default();
+    let start = field.iter().position(|b| !blank(b)).unwrap_or(field.len());
+    let end = field
+        .iter()
+        .rposition(|b| !blank(b))
+        .map_or(start, |last| last + 1);
+    range.start + start..range.start + end
 }
 
 /// Line feeds in `text`.

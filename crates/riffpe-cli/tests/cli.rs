@@ -781,12 +781,12 @@ fn bad_arguments_print_nothing_and_name_the_argument() {
             "error: argument 2: a sign is not allowed, expected a decimal integer",
         ),
         (
-            " 5",
-            "error: argument 2: whitespace at byte 1 (spaces are not trimmed)",
+            "1 2",
+            "error: argument 2: whitespace at byte 2 is not a decimal digit",
         ),
         (
-            "1 2",
-            "error: argument 2: whitespace at byte 2 (spaces are not trimmed)",
+            " 1\u{a0}",
+            "error: argument 2: a non-ASCII character at byte 3 is not a decimal digit",
         ),
         (
             "12a",
@@ -856,20 +856,17 @@ fn bad_lines_name_file_line_and_reason() {
     let files = Files::new();
     let cases: &[(&str, &str)] = &[
         (
-            "1\n2\n 3\n",
-            "3: whitespace at byte 1 (spaces are not trimmed)",
+            "1\n2\n 3 4\n",
+            "3: whitespace at byte 3 is not a decimal digit",
         ),
-        (
-            "1\n2 \n",
-            "2: whitespace at byte 2 (spaces are not trimmed)",
-        ),
+        ("1\n\t2x \n", "2: 'x' at byte 3 is not a decimal digit"),
         (
             "1\n-2\n",
             "2: a sign is not allowed, expected a decimal integer",
         ),
         (
             "1\r\n2\r\n3\r",
-            "3: whitespace at byte 2 (spaces are not trimmed)",
+            "3: whitespace at byte 2 is not a decimal digit",
         ),
         (
             "card\n1\n",
@@ -1313,6 +1310,48 @@ fn integer_columns_are_rfc_4180_fields() {
             bad.display()
         )
     );
+}
+
+#[test]
+fn blanks_around_integers_pass_through() {
+    let files = Files::new();
+    let singles = success(keyed().args(["encrypt", "4111111111111111", "0000000000000042"]));
+    let t: Vec<&str> = singles.lines().collect();
+    // A padded column, a space after the delimiter, a tab, blanks inside quotes, and a field
+    // of blanks only (a null, as an empty one is).
+    let csv = "name, card\n\
+               a, 4111111111111111\n\
+               b,\t42   \n\
+               c,\" 4111111111111111 \"\n\
+               d,   \n";
+    let expected = format!(
+        "name, card\n\
+         a, {}\n\
+         b,\t{}   \n\
+         c,\" {} \"\n\
+         d,   \n",
+        t[0], t[1], t[0]
+    );
+    let input = files.write("in.csv", csv);
+    let out = success(
+        keyed()
+            .args(["encrypt", "--header", "-c", "2", "-i"])
+            .arg(&input),
+    );
+    assert_eq!(out, expected);
+    let encrypted = files.write("out.csv", &out);
+    let back = success(
+        keyed()
+            .args(["decrypt", "--header", "-c", "2", "-i"])
+            .arg(&encrypted),
+    );
+    assert_eq!(back, csv.replace("\t42", "\t0000000000000042"));
+    // Lines and arguments alike.
+    let lines = files.write("in.txt", " 4111111111111111\t\n42 \n");
+    let out = success(keyed().arg("encrypt").arg("-i").arg(&lines));
+    assert_eq!(out, format!(" {}\t\n{} \n", t[0], t[1]));
+    let out = success(keyed().args(["encrypt", " 4111111111111111", "42\t"]));
+    assert_eq!(out, format!(" {}\n{}\t\n", t[0], t[1]));
 }
 
 #[test]

@@ -552,7 +552,7 @@ mod tests {
                 .to_string();
             assert_eq!(
                 message,
-                "in.csv:5: column 2 (ssn): character 2 is not in the format's alphabet for that position, nor a passthrough character"
+                "in.csv:5: column 2 (ssn): the 3rd character is not in the format's alphabet for that position, nor a passthrough character"
             );
         }
     }

@@ -2268,7 +2268,7 @@ fn format_errors_name_file_line_and_column_and_leave_no_output() {
     assert_eq!(
         message,
         format!(
-            "error: {}:4: column 3 (card): character 18 is not in the format's alphabet for that position, nor a passthrough character",
+            "error: {}:4: column 3 (card): the 19th character is not in the format's alphabet for that position, nor a passthrough character",
             input.display()
         )
     );
@@ -2319,7 +2319,7 @@ fn format_errors_name_file_line_and_column_and_leave_no_output() {
         (
             &["--template", "9{"],
             "1\n",
-            "error: --template: template error at character 1 (byte 1): `{` is never closed by `}`",
+            "error: --template: template error at its 2nd character: `{` is never closed by `}`",
         ),
         (
             &["-c", "1", "-c", "2"],

@@ -50,8 +50,10 @@ impl fmt::Display for TemplateError {
 
 /// Why a format, a key or a value was refused.
 ///
-/// Positions count `char`s from 0 (a template error also gives the byte offset). No variant
-/// holds a character of a value, a digit, or key material: messages are safe to log.
+/// Positions count `char`s from 0 (a template error also gives the byte offset); messages name
+/// them as ordinals ("the 1st character"), which read the same to a programmer indexing from 0
+/// and to someone counting from 1. No variant holds a character of a value, a digit, or key
+/// material: messages are safe to log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Error {
@@ -152,22 +154,23 @@ impl fmt::Display for Error {
             }
             Error::DuplicateChar { position } => write!(
                 f,
-                "the alphabet repeats a character at position {position}: characters must be distinct"
+                "the alphabet's {} character repeats an earlier one: characters must be distinct",
+                Ordinal(position)
             ),
             Error::Template {
-                position,
-                byte,
-                reason,
+                position, reason, ..
             } => write!(
                 f,
-                "template error at character {position} (byte {byte}): {reason}"
+                "template error at its {} character: {reason}",
+                Ordinal(position)
             ),
             Error::UnknownFormat => {
                 f.write_str("no named format has this name (`riffpe formats` lists them)")
             }
             Error::PassthroughInAlphabet { position } => write!(
                 f,
-                "passthrough character {position} is also in the alphabet"
+                "the {} passthrough character is also in the alphabet",
+                Ordinal(position)
             ),
             Error::LuhnNeedsDigits => f.write_str(
                 "Luhn applies only to formats whose encrypted positions are decimal digits",
@@ -187,11 +190,13 @@ impl fmt::Display for Error {
             ),
             Error::InvalidChar { position } => write!(
                 f,
-                "character {position} is not in the format's alphabet for that position, nor a passthrough character"
+                "the {} character is not in the format's alphabet for that position, nor a passthrough character",
+                Ordinal(position)
             ),
             Error::MixedCase { position } => write!(
                 f,
-                "character {position} is a letter of the other case: the value must be all lower or all upper case"
+                "the {} character is a letter of the other case: the value must be all lower or all upper case",
+                Ordinal(position)
             ),
             Error::NothingToEncrypt { chars, reserved } => write!(
                 f,
@@ -248,5 +253,50 @@ impl fmt::Display for BulkError {
 impl core::error::Error for BulkError {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         Some(&self.error)
+    }
+}
+
+/// A 0-based position as an English ordinal: 0 is "1st", 11 is "12th", 21 is "22nd".
+struct Ordinal(usize);
+
+impl fmt::Display for Ordinal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.0 + 1;
+        let suffix = match (n % 10, n % 100) {
+            (_, 11..=13) => "th",
+            (1, _) => "st",
+            (2, _) => "nd",
+            (3, _) => "rd",
+            _ => "th",
+        };
+        write!(f, "{n}{suffix}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn ordinals() {
+        let cases = [
+            (0, "1st"),
+            (1, "2nd"),
+            (2, "3rd"),
+            (3, "4th"),
+            (10, "11th"),
+            (11, "12th"),
+            (12, "13th"),
+            (20, "21st"),
+            (21, "22nd"),
+            (22, "23rd"),
+            (100, "101st"),
+            (110, "111th"),
+            (111, "112th"),
+        ];
+        for (position, expected) in cases {
+            assert_eq!(Ordinal(position).to_string(), expected, "{position}");
+        }
     }
 }

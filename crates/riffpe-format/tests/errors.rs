@@ -24,7 +24,7 @@ fn value_errors_name_positions_not_values() {
         card.encrypt("4929 3816 5?72 0463"),
         &["4929", "3816", "?", "0463"],
     );
-    assert!(m.contains("character 11"), "{m}");
+    assert!(m.contains("the 12th character"), "{m}");
 
     let ssn = cipher("ssn");
     let m = message(ssn.encrypt("987-65-43210"), &["987", "4321"]);
@@ -32,7 +32,7 @@ fn value_errors_name_positions_not_values() {
 
     let uuid = cipher("uuid");
     let m = message(uuid.encrypt("9f8e7d6c-B5a4"), &["9f8e", "B5a4", "b5a4"]);
-    assert!(m.contains("character 9"), "{m}");
+    assert!(m.contains("the 10th character"), "{m}");
 
     let luhn =
         FormatCipher::new(&KEY, Format::named("digits").unwrap().luhn(Luhn::Invalid)).unwrap();
@@ -61,7 +61,7 @@ fn bulk_errors_name_the_index() {
         .unwrap_err();
     assert_eq!((e.index, e.error), (2, Error::InvalidChar { position: 7 }));
     let m = e.to_string();
-    assert!(m.starts_with("value 2: character 7 "), "{m}");
+    assert!(m.starts_with("value 2: the 8th character "), "{m}");
     assert!(
         !m.contains("555") && !m.contains("9999") && !m.contains('O'),
         "{m}"
@@ -81,7 +81,7 @@ fn template_errors_give_char_and_byte() {
     );
     assert_eq!(
         e.to_string(),
-        "template error at character 2 (byte 3): no alphabet has this name"
+        "template error at its 3rd character: no alphabet has this name"
     );
 }
 

@@ -3,7 +3,9 @@
     spark-submit examples/spark/encrypt_job.py --input cards.parquet --output tokens.parquet \
         --columns card --radix 10 --digits 16
 
-The key is never a command-line argument: each executor reads it (hex) from the environment
+A CSV's columns are read as strings and stay strings (zero-padded tokens, as the riffpe
+command writes them); Parquet integer columns stay longs. The key is never a command-line
+argument: each executor reads it (hex) from the environment
 variable named by --key-env (default RIFFPE_KEY).
 """
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ._arrow import decimal_strings
 from ._cipher import FormatCipher, Riffpe, RiffpeX
 
 KeyProvider = Callable[[], bytes]
@@ -190,17 +191,20 @@ def _spec(
     return spec
 
 
-def _transform(spec: CipherSpec | FormatSpec, values: pa.Array, encrypt: bool) -> pa.Array:
+def _transform(
+    spec: CipherSpec | FormatSpec, values: pa.Array, encrypt: bool, to: str | None = None
+) -> pa.Array:
+    """``values`` through the cipher. Integers held as strings (``to`` given) are parsed here,
+    not cast by Spark, which would make a malformed value null (or, under ANSI SQL, print it):
+    ``to='string'`` writes them back as zero-padded strings, ``to='int64'`` as longs."""
     fpe = cipher_for(spec)
     if isinstance(fpe, FormatCipher):
         strings = fpe.encrypt_strings if encrypt else fpe.decrypt_strings
         return strings(values, threads=spec.threads)
+    if to is not None:
+        return decimal_strings(fpe, values, encrypt, spec.order, spec.threads, to)
     method = fpe.encrypt_ints if encrypt else fpe.decrypt_ints
     return method(values, order=spec.order, threads=spec.threads)
-
-
-def _spark_type(spec: CipherSpec | FormatSpec) -> str:
-    return "string" if isinstance(spec, FormatSpec) else "long"
 
 
 def _column(col: Any, spec: CipherSpec | FormatSpec, encrypt: bool):
@@ -212,13 +216,15 @@ def _column(col: Any, spec: CipherSpec | FormatSpec, encrypt: bool):
             "column functions need pyspark 4.1 or later; use encrypt_columns/decrypt_columns"
         )
 
-    def riffpe_fpe(values: pa.Array) -> pa.Array:
-        return _transform(spec, values, encrypt)
-
     string = isinstance(spec, FormatSpec)
+
+    def riffpe_fpe(values: pa.Array) -> pa.Array:
+        return _transform(spec, values, encrypt, None if string else "int64")
+
     udf = F.arrow_udf(riffpe_fpe, StringType() if string else LongType())
     column = F.col(col) if isinstance(col, str) else col
-    return udf(column.cast(_spark_type(spec)))
+    # The column's type is not known here: integers arrive as text, which any type casts to.
+    return udf(column.cast("string"))
 
 
 def _column_spec(kwargs: dict) -> CipherSpec | FormatSpec:
@@ -256,9 +262,12 @@ def encrypt_column(
     """A Column that encrypts ``col`` (name or Column).
 
     Integers: the domain is Riffpe(``radix``, ``digits``) or RiffpeX(``radices``) and must fit a
-    long; the column is cast to long. Strings: give ``format``, ``template`` or ``alphabet``
-    and any other keyword argument of :class:`riffpe.FormatCipher` (``keep_suffix``, ``luhn``,
-    ``context`` …); the column is cast to string and nulls stay null.
+    long; the result is a long column. The column's values are read as text (any type casts
+    to it) and parsed here: a value that is no decimal integer raises naming its row, where a
+    cast to long would make it null or print it. Strings: give ``format``, ``template`` or
+    ``alphabet`` and any other keyword argument of :class:`riffpe.FormatCipher`
+    (``keep_suffix``, ``luhn``, ``context`` …); the column is cast to string and nulls stay
+    null.
 
     The key is read on each executor from ``key_env`` (hex) or by calling ``key_provider``
     (give it ``key_provider=...`` and ``key_env=None``; ``key_id`` names it for the cache when
@@ -300,23 +309,54 @@ def decrypt_column(
     return _column(col, spec, False)
 
 
+def _integer_input(name: str, data_type: Any) -> str | None:
+    """How an integer cipher reads a column: as longs (``None``), or as text written back as
+    text (``'string'``) or as longs (``'int64'``, for decimals)."""
+    from pyspark.sql import types as T
+
+    if isinstance(data_type, (T.LongType, T.IntegerType, T.ShortType, T.ByteType)):
+        return None
+    if isinstance(data_type, T.StringType):
+        return "string"
+    if isinstance(data_type, T.DecimalType) and data_type.scale == 0:
+        return "int64"
+    raise TypeError(
+        f"column {name!r} is {data_type.simpleString()}: integer ciphers take integer, "
+        "decimal(p, 0) or string columns"
+    )
+
+
 def _columns(df: Any, columns: Iterable[str], encrypt: bool, kwargs: dict) -> Any:
     from pyspark.sql import functions as F
+    from pyspark.sql import types as T
 
     names = list(columns)
     spec = _column_spec(kwargs)
+    reads: dict[str, str | None] = {}
+    out_fields = {}
     for name in names:
-        df = df.withColumn(name, F.col(name).cast(_spark_type(spec)))
+        if isinstance(spec, FormatSpec):
+            df = df.withColumn(name, F.col(name).cast("string"))
+            reads[name] = None
+            continue
+        reads[name] = _integer_input(name, df.schema[name].dataType)
+        df = df.withColumn(name, F.col(name).cast("long" if reads[name] is None else "string"))
+        if reads[name] == "int64":
+            out_fields[name] = T.LongType()
+    schema = T.StructType([
+        T.StructField(f.name, out_fields.get(f.name, f.dataType), f.nullable, f.metadata)
+        for f in df.schema.fields
+    ])
 
     def batches(it: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in it:
             arrays = list(batch.columns)
             for name in names:
                 at = batch.schema.get_field_index(name)
-                arrays[at] = _transform(spec, arrays[at], encrypt)
-            yield pa.RecordBatch.from_arrays(arrays, schema=batch.schema)
+                arrays[at] = _transform(spec, arrays[at], encrypt, reads[name])
+            yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
 
-    return df.mapInArrow(batches, df.schema)
+    return df.mapInArrow(batches, schema)
 
 
 def encrypt_columns(df: Any, columns: Iterable[str], **kwargs: Any) -> Any:
@@ -324,6 +364,13 @@ def encrypt_columns(df: Any, columns: Iterable[str], **kwargs: Any) -> Any:
 
     Takes the keyword arguments of :func:`encrypt_column`: integer columns with ``radix`` and
     ``digits`` or ``radices``, string columns with ``format``, ``template`` or ``alphabet``.
+
+    With ``radix``/``radices``, a long, int, short or byte column becomes a long column; a
+    string column of decimal integers stays a string column, each value zero-padded to the
+    domain's width between the spaces or tabs it had (as the ``riffpe`` command writes a
+    CSV field), empty and blank values kept; a ``decimal(p, 0)`` column becomes a long column.
+    Other types are refused on the driver. A string that is no decimal integer raises
+    ``ValueError`` naming its row (in its batch), never the value.
     """
     return _columns(df, columns, True, dict(kwargs))
 

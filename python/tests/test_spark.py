@@ -94,6 +94,79 @@ def test_selection_columns(spark, constant_time):
     assert [r.ssn for r in rows] == SSNS
 
 
+ACCOUNTS = [" 0843305314807368", None, "", "1465289151938951", "42\t", "  "]
+
+
+def _padded_tokens(values, encrypt=True):
+    """The integers in ``values`` through Riffpe(10, 16), zero-padded between their blanks."""
+    from riffpe import Riffpe
+
+    fpe = Riffpe(10, 16, bytes.fromhex(KEY_HEX), b"")
+    out = []
+    for v in values:
+        if v is None or not v.strip():
+            out.append(v)
+            continue
+        lead = v[: len(v) - len(v.lstrip())]
+        trail = v[len(v.rstrip()):]
+        [n] = (fpe.encrypt_ints if encrypt else fpe.decrypt_ints)([int(v)])
+        out.append(f"{lead}{n:016d}{trail}")
+    return out
+
+
+def test_integers_in_string_and_decimal_columns(spark):
+    from decimal import Decimal
+
+    from riffpe.spark import decrypt_columns, encrypt_columns
+
+    df = spark.createDataFrame(
+        [(i, a, None if a is None or not a.strip() else Decimal(int(a)))
+         for i, a in enumerate(ACCOUNTS)],
+        "id long, account string, number decimal(16,0)",
+    )
+    params = dict(radix=10, digits=16, key_env="RIFFPE_TEST_KEY")
+    enc = encrypt_columns(df, ["account", "number"], **params)
+    assert dict(enc.dtypes) == {"id": "bigint", "account": "string", "number": "bigint"}
+    rows = sorted(enc.collect())
+    # Strings stay strings, zero-padded between their blanks, as the command line writes them.
+    assert [r.account for r in rows] == _padded_tokens(ACCOUNTS)
+    assert [None if r.number is None else f"{r.number:016d}" for r in rows] == [
+        None if t is None or not t.strip() else t.strip() for t in _padded_tokens(ACCOUNTS)
+    ]
+    back = sorted(decrypt_columns(enc, ["account"], **params).collect())
+    assert [r.account for r in back] == [
+        v if v is None or not v.strip() else _padded_tokens([v], False)[0]
+        for v in _padded_tokens(ACCOUNTS)
+    ]
+    assert back[1].account is None and back[4].account == "0000000000000042\t"
+
+
+def test_malformed_integer_strings_raise_never_become_null(spark):
+    from pyspark.sql import functions as F
+
+    from riffpe.spark import encrypt_column, encrypt_columns
+
+    df = spark.createDataFrame([(0, "1465289151938951"), (1, "12a4")], "id long, account string")
+    params = dict(radix=10, digits=16, key_env="RIFFPE_TEST_KEY")
+    ansi = spark.conf.get("spark.sql.ansi.enabled")
+    try:
+        # Without ANSI SQL, a cast to long would have made "12a4" null.
+        spark.conf.set("spark.sql.ansi.enabled", "false")
+        with pytest.raises(Exception, match="row 1: the value is not a decimal integer") as e:
+            encrypt_columns(df.coalesce(1), ["account"], **params).collect()
+        assert "12a4" not in str(e.value)
+        if hasattr(F, "arrow_udf"):
+            with pytest.raises(Exception, match="row 1: the value is not a decimal integer"):
+                df.coalesce(1).withColumn("account", encrypt_column("account", **params)).collect()
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", ansi)
+    from decimal import Decimal
+
+    amounts = spark.createDataFrame([(0, Decimal("1.50"))], "id long, amount decimal(10,2)")
+    with pytest.raises(TypeError, match="'amount' is decimal\\(10,2\\)"):
+        encrypt_columns(amounts, ["amount"], **params)
+
+
 def test_domain_must_fit_long():
     from riffpe.spark import encrypt_column
 

@@ -104,11 +104,10 @@ class FormatCipher(_native.FormatCipher):
         array of the same type comes back), or a pandas Series of ``object`` or ``string``
         dtype (a Series with the same index, name and dtype comes back). ``None``, nulls and
         a Series' missing values (``NaN``, as ``read_csv`` leaves for an empty cell, or
-        ``pd.NA``) stay as they are. The whole
-        input is checked first: a refused value raises ``ValueError`` naming its row (and
-        character position), never the value; the input is never modified. The GIL is
-        released while Rust works; ``threads=None`` uses every core, ``threads=1`` only the
-        calling thread, ``threads=n`` a pool of ``n``.
+        ``pd.NA``) stay as they are. The whole input is checked first: a refused value raises
+        ``ValueError`` naming its row (and character position), never the value; the input is
+        never modified. The GIL is released while Rust works; ``threads=None`` uses every
+        core, ``threads=1`` only the calling thread, ``threads=n`` a pool of ``n``.
         """
         return _strings.strings(self, values, True, threads)
 

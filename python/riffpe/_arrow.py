@@ -121,8 +121,9 @@ def _string_array(pa, fc, array, encrypt: bool, threads: int | None, offset: int
     return out if out.type == array.type else out.cast(array.type)
 
 
-# A decimal integer as text: digits (none for a blank value), with spaces or tabs around.
-_DECIMAL = r"^(?P<lead>[ \t]*)(?P<digits>[0-9]*)(?P<trail>[ \t]*)$"
+# A decimal integer as text: leading zeros, then digits (neither for a blank value), with
+# spaces or tabs around.
+_DECIMAL = r"^(?P<lead>[ \t]*)(?P<zeros>0*)(?P<digits>[0-9]*)(?P<trail>[ \t]*)$"
 
 
 def decimal_strings(fpe, values, encrypt: bool, order: str, threads: int | None, to: str):
@@ -141,12 +142,14 @@ def decimal_strings(fpe, values, encrypt: bool, order: str, threads: int | None,
     parts = pc.extract_regex(values, _DECIMAL)
     _refuse_first(pc.and_(values.is_valid(), parts.is_null()), "the value is not a decimal "
                   "integer (digits, with spaces or tabs around)")
-    digits = pc.struct_field(parts, "digits")
+    zeros, digits = pc.struct_field(parts, "zeros"), pc.struct_field(parts, "digits")
     length = pc.utf8_length(digits)
-    # More than 19 digits cannot be below a domain that fits 64 bits, nor fit the cast.
+    # More than 19 significant digits cannot be below a domain that fits 64 bits, nor fit
+    # the cast; leading zeros can be any number, as on the command line.
     _refuse_first(pc.greater(length, 19), "value is not below the size of the domain")
-    blank = pc.fill_null(pc.equal(length, 0), True)
-    numbers = pc.cast(pc.if_else(blank, pa.scalar(None, pa.string()), digits), pa.uint64())
+    blank = pc.fill_null(pc.equal(pc.add(length, pc.utf8_length(zeros)), 0), True)
+    significant = pc.if_else(pc.equal(length, 0), pa.scalar("0", digits.type), digits)
+    numbers = pc.cast(pc.if_else(blank, pa.scalar(None, digits.type), significant), pa.uint64())
     out = arrow_ints(fpe, numbers, encrypt, order, threads)
     if to == "int64":
         return pc.cast(out, pa.int64())

@@ -94,7 +94,7 @@ def test_selection_columns(spark, constant_time):
     assert [r.ssn for r in rows] == SSNS
 
 
-ACCOUNTS = [" 0843305314807368", None, "", "1465289151938951", "42\t", "  "]
+ACCOUNTS = [" 0843305314807368", None, "", "1465289151938951", "42\t", "  ", "0" * 22 + "42"]
 
 
 def _padded_tokens(values, encrypt=True):

@@ -16,7 +16,7 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 py=$venv/bin/python
 "$py" -m pip install --quiet --upgrade pip
-# pandas below 3, as pyspark's Arrow conversions still need.
+# pandas below 3, as pyspark 4.3 recommends (it warns that it does not fully support 3 yet).
 deps=(pytest hypothesis numpy pyarrow ruff "pandas<3")
 if [ -z "${SKIP_SPARK:-}" ]; then deps+=(pyspark); fi
 "$py" -m pip install --quiet "${deps[@]}"

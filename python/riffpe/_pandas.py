@@ -20,13 +20,15 @@ def _like(series, data, dtype=None):
     return sys.modules["pandas"].Series(data, index=series.index, name=series.name, dtype=dtype)
 
 
-def _through_arrow(series, run, check_type):
+def _through_arrow(series, run, accepts, wanted: str):
     """An extension-dtype Series (nullable ``Int64``, ``string``, ``int64[pyarrow]``, ...)
-    through Arrow, where its nulls are a validity mask, and back to its own dtype."""
+    through Arrow, where its nulls are a validity mask, and back to its own dtype; refused,
+    naming its dtype, unless ``accepts`` its Arrow type."""
     from ._arrow import _pyarrow
 
     array = _pyarrow().array(series)
-    check_type(array.type)
+    if not accepts(array.type):
+        raise TypeError(f"values must be {wanted}, not {series.dtype}")
     out = run(array).to_pandas(types_mapper=lambda _: series.dtype)
     return _like(series, out.array)
 
@@ -45,13 +47,10 @@ def ints(fpe, series, encrypt: bool, order: str, threads: int | None) -> Any:
             raise TypeError(f"values must be uint64 or int64, not {dtype}{hint}")
         return _like(series, _batch.ints(fpe, series.to_numpy(), encrypt, order, threads))
 
-    def check_type(arrow_type):
-        pa = _pyarrow()
-        if arrow_type not in (pa.int64(), pa.uint64()):
-            raise TypeError(f"values must be uint64 or int64, not {dtype}")
-
+    pa = _pyarrow()
     return _through_arrow(
-        series, lambda a: arrow_ints(fpe, a, encrypt, order, threads), check_type
+        series, lambda a: arrow_ints(fpe, a, encrypt, order, threads),
+        lambda t: t in (pa.int64(), pa.uint64()), "uint64 or int64",
     )
 
 
@@ -68,8 +67,8 @@ def strings(fc, series, encrypt: bool, threads: int | None) -> Any:
         out = fc._strings([None if m else v for v, m in zip(items, missing)], encrypt, threads)
         return _like(series, [v if m else o for v, o, m in zip(items, out, missing)], object)
 
-    def check_type(arrow_type):
-        if not _is_string_type(_pyarrow(), arrow_type):
-            raise TypeError(f"values must be strings, not {dtype}")
-
-    return _through_arrow(series, lambda a: arrow_strings(fc, a, encrypt, threads), check_type)
+    pa = _pyarrow()
+    return _through_arrow(
+        series, lambda a: arrow_strings(fc, a, encrypt, threads),
+        lambda t: _is_string_type(pa, t), "strings",
+    )

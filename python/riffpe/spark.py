@@ -332,19 +332,16 @@ def _columns(df: Any, columns: Iterable[str], encrypt: bool, kwargs: dict) -> An
 
     names = list(columns)
     spec = _column_spec(kwargs)
+    integers = not isinstance(spec, FormatSpec)
     reads: dict[str, str | None] = {}
-    out_fields = {}
     for name in names:
-        if isinstance(spec, FormatSpec):
-            df = df.withColumn(name, F.col(name).cast("string"))
-            reads[name] = None
-            continue
-        reads[name] = _integer_input(name, df.schema[name].dataType)
-        df = df.withColumn(name, F.col(name).cast("long" if reads[name] is None else "string"))
-        if reads[name] == "int64":
-            out_fields[name] = T.LongType()
+        reads[name] = _integer_input(name, df.schema[name].dataType) if integers else None
+        as_long = integers and reads[name] is None
+        df = df.withColumn(name, F.col(name).cast("long" if as_long else "string"))
+    # Decimals, read as text, come back as longs; every other column as the casts made it.
     schema = T.StructType([
-        T.StructField(f.name, out_fields.get(f.name, f.dataType), f.nullable, f.metadata)
+        T.StructField(f.name, T.LongType() if reads.get(f.name) == "int64" else f.dataType,
+                      f.nullable, f.metadata)
         for f in df.schema.fields
     ])
 

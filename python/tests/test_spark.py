@@ -139,6 +139,15 @@ def test_integers_in_string_and_decimal_columns(spark):
         for v in _padded_tokens(ACCOUNTS)
     ]
     assert back[1].account is None and back[4].account == "0000000000000042\t"
+    from pyspark.sql import functions as F
+
+    if hasattr(F, "arrow_udf"):
+        from riffpe.spark import encrypt_column
+
+        longs = sorted(df.withColumn("account", encrypt_column("account", **params))
+                       .withColumn("number", encrypt_column("number", **params)).collect())
+        tokens = [None if t is None or not t.strip() else int(t) for t in _padded_tokens(ACCOUNTS)]
+        assert [r.account for r in longs] == tokens and [r.number for r in longs] == tokens
 
 
 def test_malformed_integer_strings_raise_never_become_null(spark):

@@ -69,8 +69,9 @@ pub enum Layout {
 }
 
 impl Layout {
-    /// The range of the integer in `content` (a line, or a CSV record, without its ending):
-    /// inside the quotes of a quoted field.
+    /// The range of the field in `content` (a line, or a CSV record, without its ending):
+    /// inside the quotes of a quoted field; the blanks around its integer are the caller's to
+    /// trim ([`records::trim_blanks`]).
     #[inline]
     pub fn field(&self, content: &[u8]) -> Result<Range<usize>, RecordError> {
         match *self {

@@ -93,6 +93,11 @@ impl Cipher {
         self.0.bytes_per_value()
     }
 
+    /// The AES implementation this cipher's key runs on.
+    pub fn aes_backend(&self) -> riffpe::AesBackend {
+        self.0.cipher().backend()
+    }
+
     /// The largest integer of the domain, if it fits 64 bits.
     pub fn max_u64(&self) -> Option<u64> {
         max_value::<u64>(self.0.domain()).ok()

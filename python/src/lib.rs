@@ -234,6 +234,12 @@ macro_rules! cipher_methods {
                 pyo3::types::PyTuple::new(py, self.cipher.radices())
             }
 
+            /// The AES implementation this cipher runs on, as the reference names its engine
+            /// (``AES Engine ...``).
+            fn _aes_engine_id(&self) -> String {
+                format!("AES Engine riffpe {}", self.cipher.aes_backend())
+            }
+
             /// The largest integer of the domain if it fits 64 bits, else None.
             #[getter]
             fn _max_u64(&self) -> Option<u64> {

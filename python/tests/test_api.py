@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import riffpe
+import riffpe._fallback
 from riffpe import (
     CBCTweakablePRNG,
     Riffpe,
@@ -172,3 +173,15 @@ def test_aes_backend_names_the_cpus_backend():
         "ARMv8 crypto extensions (AESE/AESMC)",
         "software (constant-time fixslice)",
     }
+
+
+def test_aes_engine_id_as_the_reference_names_it():
+    # The reference's own notebook prints c._aes_engine_id() before anything else.
+    key = bytes(range(16))
+    for fpe in (
+        Riffpe(1000, 2, key, b"abcdab"),
+        RiffpeX([10, 26, 10], key, b""),
+        riffpe._fallback.Riffpe(1000, 2, key, b"abcdab"),
+        riffpe._fallback.RiffpeX([10, 26, 10], key, b""),
+    ):
+        assert fpe._aes_engine_id() == f"AES Engine riffpe {riffpe.aes_backend()}"

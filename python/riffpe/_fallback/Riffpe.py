@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 
+from .._native import aes_backend
 from .CBCTweakablePRNG import CBCTweakablePRNG
 from .Perm import Perm
 
@@ -92,3 +93,7 @@ class Riffpe:
             for i in reversed(range(len(m))):
                 m[i] = self._step(m, i, phase, inverse=True)
         return m
+
+    def _aes_engine_id(self) -> str:
+        """The AES implementation under the Python steps, as the reference names its engine."""
+        return f"AES Engine riffpe {aes_backend()}"

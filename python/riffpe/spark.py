@@ -8,6 +8,7 @@ it itself, from an environment variable (hex, ``key_env``) or a ``key_provider``
 secrets file or a key service), and builds the cipher once per Python worker process.
 
 ``encrypt_column``/``decrypt_column`` return a Column (Arrow UDF, pyspark 4.1 or later);
+``encrypt_udf``/``decrypt_udf`` return the UDF itself, to register as a SQL function;
 ``encrypt_columns``/``decrypt_columns`` transform whole DataFrames with ``mapInArrow`` and work
 on pyspark 3.3 or later.
 
@@ -207,7 +208,28 @@ def _transform(
     return method(values, order=spec.order, threads=spec.threads)
 
 
-def _column(col: Any, spec: CipherSpec | FormatSpec, encrypt: bool):
+def _udf_input(values: pa.Array, string: bool) -> tuple[pa.Array, str | None]:
+    """A function's argument as :func:`_transform` reads it: with how integers held as text come
+    back (``'int64'``), or ``None``. Spark has no unsigned integers, so any integer fits int64."""
+    text = pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+    if string:
+        if text:
+            return values, None
+        raise TypeError(
+            f"a format function takes strings, not {values.type}: cast its argument to string"
+        )
+    if pa.types.is_integer(values.type):
+        return values.cast(pa.int64()), None
+    if text:
+        return values, "int64"
+    if pa.types.is_decimal(values.type) and values.type.scale == 0:
+        return values.cast(pa.string()), "int64"
+    raise TypeError(
+        f"an integer function takes integers, decimal(p, 0) or strings, not {values.type}"
+    )
+
+
+def _udf(spec: CipherSpec | FormatSpec, encrypt: bool):
     from pyspark.sql import functions as F
     from pyspark.sql.types import LongType, StringType
 
@@ -219,12 +241,20 @@ def _column(col: Any, spec: CipherSpec | FormatSpec, encrypt: bool):
     string = isinstance(spec, FormatSpec)
 
     def riffpe_fpe(values: pa.Array) -> pa.Array:
-        return _transform(spec, values, encrypt, None if string else "int64")
+        values, to = _udf_input(values, string)
+        return _transform(spec, values, encrypt, to)
 
-    udf = F.arrow_udf(riffpe_fpe, StringType() if string else LongType())
+    return F.arrow_udf(riffpe_fpe, StringType() if string else LongType())
+
+
+def _column(col: Any, spec: CipherSpec | FormatSpec, encrypt: bool):
+    from pyspark.sql import functions as F
+
     column = F.col(col) if isinstance(col, str) else col
-    # The column's type is not known here: integers arrive as text, which any type casts to.
-    return udf(column.cast("string"))
+    if isinstance(spec, FormatSpec):
+        # Strings of any column, as a cast makes them.
+        column = column.cast("string")
+    return _udf(spec, encrypt)(column)
 
 
 def _column_spec(kwargs: dict) -> CipherSpec | FormatSpec:
@@ -262,12 +292,12 @@ def encrypt_column(
     """A Column that encrypts ``col`` (name or Column).
 
     Integers: the domain is Riffpe(``radix``, ``digits``) or RiffpeX(``radices``) and must fit a
-    long; the result is a long column. The column's values are read as text (any type casts
-    to it) and parsed here: a value that is no decimal integer raises naming its row, where a
-    cast to long would make it null or print it. Strings: give ``format``, ``template`` or
-    ``alphabet`` and any other keyword argument of :class:`riffpe.FormatCipher`
-    (``keep_suffix``, ``luhn``, ``context`` …); the column is cast to string and nulls stay
-    null.
+    long; the column holds integers, ``decimal(p, 0)`` values or strings, and the result is a
+    long column. Strings are parsed here, not cast by Spark: a value that is no decimal integer
+    raises naming its row, where a cast to long would make it null or print it. Strings: give
+    ``format``, ``template`` or ``alphabet`` and any other keyword argument of
+    :class:`riffpe.FormatCipher` (``keep_suffix``, ``luhn``, ``context`` …); the column is cast
+    to string and nulls stay null.
 
     The key is read on each executor from ``key_env`` (hex) or by calling ``key_provider``
     (give it ``key_provider=...`` and ``key_env=None``; ``key_id`` names it for the cache when
@@ -307,6 +337,28 @@ def decrypt_column(
         threads=threads, constant_time=constant_time, **format_options,
     ))
     return _column(col, spec, False)
+
+
+def encrypt_udf(**options: Any):
+    """An Arrow UDF that encrypts its one argument (pyspark 4.1 or later), for SQL.
+
+    Takes the keyword arguments of :func:`encrypt_column`. Register it to call it from SQL,
+    or call it on a Column::
+
+        spark.udf.register("encrypt_card", encrypt_udf(radix=10, digits=16))
+        spark.sql("SELECT encrypt_card(card) AS card FROM payments")
+
+    With ``radix``/``radices`` it takes integer, ``decimal(p, 0)`` or string values (decimal
+    integers, parsed by riffpe) and returns longs; with a string format, strings (``CAST(x AS
+    STRING)`` for others). Another type raises ``TypeError`` when the query runs. The key is
+    read on each executor, as for :func:`encrypt_column`, and is not in the registered function.
+    """
+    return _udf(_column_spec(dict(options)), True)
+
+
+def decrypt_udf(**options: Any):
+    """An Arrow UDF that decrypts its one argument; the inverse of :func:`encrypt_udf`."""
+    return _udf(_column_spec(dict(options)), False)
 
 
 def _integer_input(name: str, data_type: Any) -> str | None:
@@ -382,6 +434,8 @@ __all__ = (
     "decrypt_column",
     "encrypt_columns",
     "decrypt_columns",
+    "encrypt_udf",
+    "decrypt_udf",
     "cipher_for",
     "CipherSpec",
     "FormatSpec",

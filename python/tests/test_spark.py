@@ -62,6 +62,52 @@ def test_column_functions(spark):
     assert [r.card for r in sorted(dec.collect())] == VALUES
 
 
+def test_sql_functions(spark):
+    from decimal import Decimal
+
+    from pyspark.sql import functions as F
+
+    from riffpe.spark import decrypt_udf, encrypt_udf
+
+    if not hasattr(F, "arrow_udf"):
+        pytest.skip("pyspark has no arrow_udf")
+    params = dict(radices=RADICES, key_env="RIFFPE_TEST_KEY", tweak=b"t", order="big")
+    ssn = dict(format="ssn", context=b"people")
+    spark.udf.register("enc_card", encrypt_udf(**params))
+    spark.udf.register("dec_card", decrypt_udf(**params))
+    spark.udf.register("enc_ssn", encrypt_udf(**ssn, key_env="RIFFPE_TEST_KEY"))
+    spark.udf.register("dec_ssn", decrypt_udf(**ssn, key_env="RIFFPE_TEST_KEY"))
+    small = [42, None, 7, 0, None, 2**31 - 1]
+    rows = [
+        (i, v, None if v is None else f" {v}", None if v is None else Decimal(v), n, s)
+        for i, (v, n, s) in enumerate(zip(VALUES, small, SSNS + [None]))
+    ]
+    spark.createDataFrame(
+        rows, "id long, card long, text string, amount decimal(19,0), small int, ssn string"
+    ).createOrReplaceTempView("people")
+    query = (
+        "SELECT enc_card(card) AS card, enc_card(text) AS text, enc_card(amount) AS amount,"
+        " enc_card(small) AS small, enc_ssn(ssn) AS ssn FROM people ORDER BY id"
+    )
+    enc = spark.sql(query)
+    plan = enc._jdf.queryExecution().toString()
+    assert KEY_HEX not in plan and KEY_HEX.upper() not in plan
+    out = enc.collect()
+    for name in ("card", "text", "amount"):
+        assert [r[name] for r in out] == _expected(VALUES), name
+    assert [r.small for r in out] == _expected(small)
+    assert [r.ssn for r in out] == _expected_strings(SSNS + [None], **ssn)
+    back = spark.sql(
+        "SELECT dec_card(enc_card(card)) AS card, dec_ssn(enc_ssn(ssn)) AS ssn"
+        " FROM people ORDER BY id"
+    ).collect()
+    assert [r.card for r in back] == VALUES and [r.ssn for r in back] == SSNS + [None]
+    with pytest.raises(Exception, match="takes integers, decimal\\(p, 0\\) or strings, not double"):
+        spark.sql("SELECT enc_card(CAST(card AS DOUBLE)) FROM people").collect()
+    with pytest.raises(Exception, match="takes strings, not int64: cast its argument to string"):
+        spark.sql("SELECT enc_ssn(card) FROM people").collect()
+
+
 def test_map_in_arrow(spark):
     from riffpe.spark import decrypt_columns, encrypt_columns
 

@@ -148,10 +148,15 @@ impl FormatsCase {
 /// Template parsing never panics; every value a format accepts round-trips, one at a time and
 /// in bulk; the CSV pipeline either refuses its text or gives it back byte for byte.
 pub fn check(case: &FormatsCase) -> Outcome {
-    if let Ok(format) = Format::template(&case.template)
-        && let Ok(cipher) = FormatCipher::new(&KEY, format.allow_small_domain(true))
-    {
-        round_trips(&cipher, &case.values, "template")?;
+    for optional in [false, true] {
+        if let Ok(format) = Format::template(&case.template)
+            && let Ok(cipher) = FormatCipher::new(
+                &KEY,
+                format.allow_small_domain(true).literals_optional(optional),
+            )
+        {
+            round_trips(&cipher, &case.values, "template")?;
+        }
     }
     if let Ok(cipher) = FormatCipher::new(&KEY, case.named_format()) {
         round_trips(&cipher, &case.values, "named")?;

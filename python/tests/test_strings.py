@@ -56,7 +56,7 @@ def _cards():
 
 
 def _ssns():
-    return st.from_regex(r"\A[0-9]{3}-[0-9]{2}-[0-9]{4}\Z")
+    return st.from_regex(r"\A[0-9]{3}-[0-9]{2}-[0-9]{4}\Z") | st.from_regex(r"\A[0-9]{9}\Z")
 
 
 def _phones():
@@ -278,6 +278,17 @@ def test_errors_name_row_and_position_never_the_value():
         fc.encrypt_strings(["12345\ud800"])
     with pytest.raises(ValueError, match="^row 1: .*10 characters, the template 11"):
         FormatCipher(KEY, "ssn").encrypt_strings(["123-45-6789", "123-456789"])
+
+
+def test_ssn_with_or_without_dashes():
+    fc = FormatCipher(KEY, "ssn")
+    dashed = fc.encrypt("123-45-6789")
+    assert fc.encrypt("123456789") == dashed.replace("-", "")
+    tokens = fc.encrypt_strings(["123-45-6789", "123456789", None])
+    assert tokens == [dashed, dashed.replace("-", ""), None]
+    assert fc.decrypt_strings(tokens) == ["123-45-6789", "123456789", None]
+    with pytest.raises(ValueError, match="the 4th character"):
+        fc.encrypt("123x56789")
 
 
 def test_constructor():

@@ -1946,6 +1946,26 @@ fn formatted_columns_match_the_single_value_commands() {
 }
 
 #[test]
+fn ssn_column_with_and_without_dashes() {
+    let csv = "id,ssn\n1,123-45-6789\n2,123456789\n3,\n";
+    let out = success(
+        keyed()
+            .args(["encrypt", "--header", "-c", "ssn:ssn"])
+            .write_stdin(csv),
+    );
+    let dashed = success(keyed().args(["encrypt", "--format", "ssn", "123-45-6789"]));
+    let dashed = dashed.trim_end();
+    let bare = dashed.replace('-', "");
+    assert_eq!(out, format!("id,ssn\n1,{dashed}\n2,{bare}\n3,\n"));
+    let back = success(
+        keyed()
+            .args(["decrypt", "--header", "-c", "ssn:ssn"])
+            .write_stdin(out),
+    );
+    assert_eq!(back, csv);
+}
+
+#[test]
 fn columns_with_their_own_templates_and_alphabets() {
     let csv = "id,mac,dna,card\nK1234567,00:1a:2b:3c:4d:5e,GATT-ACA,4111 1111 1111 1111\n";
     let columns = [

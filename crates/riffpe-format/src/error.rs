@@ -100,6 +100,9 @@ pub enum Error {
         expected: usize,
         /// Characters in the value.
         actual: usize,
+        /// Where a value may lack every literal ([`Format::literals_optional`](crate::Format::literals_optional)):
+        /// the characters it has then.
+        without_literals: Option<usize>,
     },
     /// A character that is neither in its position's alphabet nor a passthrough character.
     InvalidChar {
@@ -184,10 +187,20 @@ impl fmt::Display for Error {
                     "the value has {chars} characters, more than the {max} allowed"
                 )
             }
-            Error::LengthMismatch { expected, actual } => write!(
-                f,
-                "the value has {actual} characters, the template {expected}"
-            ),
+            Error::LengthMismatch {
+                expected,
+                actual,
+                without_literals,
+            } => {
+                write!(
+                    f,
+                    "the value has {actual} characters, the template {expected}"
+                )?;
+                match without_literals {
+                    Some(n) => write!(f, " ({n} without its literals)"),
+                    None => Ok(()),
+                }
+            }
             Error::InvalidChar { position } => write!(
                 f,
                 "the {} character is not in the format's alphabet for that position, nor a passthrough character",

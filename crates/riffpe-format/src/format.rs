@@ -76,6 +76,9 @@ pub struct Format {
     keep_suffix: usize,
     luhn: Luhn,
     fold_case: bool,
+    /// A template's value may lack all its literals (not part of the encoding: such a value
+    /// maps as the value with them does).
+    literals_optional: bool,
     allow_small_domain: bool,
     security: Security,
 }
@@ -106,6 +109,8 @@ pub(crate) struct Plan<'a> {
     encrypted: core::ops::Range<usize>,
     /// The symbol set by Luhn, and the residue the output must have.
     luhn: Option<(usize, u8)>,
+    /// The value lacked its template's literals: `chars` has them, the output does not.
+    bare: bool,
     /// With case folding: `Some(true)` for an upper-case value, `Some(false)` lower case.
     case: Option<bool>,
     pub(crate) radices: &'a [u32],
@@ -135,6 +140,7 @@ struct Span {
     tweak: core::ops::Range<usize>,
     encrypted: core::ops::Range<usize>,
     luhn: Option<(usize, u8)>,
+    bare: bool,
     case: Option<bool>,
 }
 
@@ -170,6 +176,7 @@ impl Plans {
             symbols: &self.symbols[span.symbols.clone()],
             encrypted: span.encrypted.clone(),
             luhn: span.luhn,
+            bare: span.bare,
             case: span.case,
             radices: &self.radices[span.radices.clone()],
             digits: &self.digits[span.digits.clone()],
@@ -209,6 +216,7 @@ impl Format {
             keep_suffix: 0,
             luhn: Luhn::Off,
             fold_case: false,
+            literals_optional: false,
             allow_small_domain: false,
             security: Security::Bits128,
         }
@@ -274,6 +282,24 @@ impl Format {
     /// are all of one case, like `hex`; not `auto` or `alnum`); a value must not mix cases.
     pub fn fold_case(mut self, fold: bool) -> Self {
         self.fold_case = fold;
+        self
+    }
+
+    /// With a template: also accepts a value without any of its literals (`123456789` for
+    /// `999-99-9999`), which encrypts as the value with them does and comes back without them.
+    ///
+    /// ```
+    /// use riffpe_format::{Format, FormatCipher};
+    ///
+    /// let ssn = Format::template("999-99-9999")?.literals_optional(true);
+    /// let cipher = FormatCipher::new(&[0x2b; 16], ssn)?;
+    /// let dashed = cipher.encrypt("123-45-6789")?;
+    /// assert_eq!(cipher.encrypt("123456789")?, dashed.replace('-', ""));
+    /// assert_eq!(cipher.decrypt(&dashed.replace('-', ""))?, "123456789");
+    /// # Ok::<(), riffpe_format::Error>(())
+    /// ```
+    pub fn literals_optional(mut self, optional: bool) -> Self {
+        self.literals_optional = optional;
         self
     }
 
@@ -377,6 +403,7 @@ impl Format {
                     return Err(Error::LengthMismatch {
                         expected: classes.len(),
                         actual: chars,
+                        without_literals: None,
                     });
                 }
                 classes
@@ -560,16 +587,38 @@ impl Format {
             });
         }
         let start = plans.chars.len();
-        plans.chars.extend(value.chars());
-        let chars = &plans.chars[start..];
-        if let Shape::Template(items) = &self.shape
-            && items.len() != chars.len()
-        {
-            return Err(Error::LengthMismatch {
-                expected: items.len(),
-                actual: chars.len(),
-            });
+        let mut bare = false;
+        match &self.shape {
+            Shape::Template(items) if items.len() != count => {
+                let classes = items.iter().filter(|i| matches!(i, Item::Class(_)));
+                let without_literals =
+                    Some(classes.count()).filter(|&n| self.literals_optional && n != items.len());
+                if without_literals != Some(count) {
+                    return Err(Error::LengthMismatch {
+                        expected: items.len(),
+                        actual: count,
+                        without_literals,
+                    });
+                }
+                // The value as if its literals were there: its tweak and digits are theirs.
+                bare = true;
+                let mut given = value.chars();
+                plans.chars.extend(items.iter().map(|item| match item {
+                    Item::Literal(l) => *l,
+                    Item::Class(_) => given.next().unwrap_or_default(),
+                }));
+            }
+            _ => plans.chars.extend(value.chars()),
         }
+        let chars = &plans.chars[start..];
+        // Errors name positions in the value as given.
+        let given = |position: usize| match &self.shape {
+            Shape::Template(items) if bare => items[..position]
+                .iter()
+                .filter(|i| matches!(i, Item::Class(_)))
+                .count(),
+            _ => position,
+        };
         let symbols_start = plans.symbols.len();
         let mut case: Option<bool> = None;
         for (position, &c) in chars.iter().enumerate() {
@@ -579,7 +628,11 @@ impl Format {
                 Shape::Template(items) => match items[position] {
                     Item::Class(a) => class(a),
                     Item::Literal(l) if l == c => None,
-                    Item::Literal(_) => return Err(Error::InvalidChar { position }),
+                    Item::Literal(_) => {
+                        return Err(Error::InvalidChar {
+                            position: given(position),
+                        });
+                    }
                 },
                 Shape::Free(pass) => match self.lookup(0, c) {
                     Some(digit) => Some((0, Some(digit))),
@@ -596,11 +649,17 @@ impl Format {
             let Some((alphabet, digit)) = found else {
                 continue;
             };
-            let (digit, letter_case) = digit.ok_or(Error::InvalidChar { position })?;
+            let (digit, letter_case) = digit.ok_or_else(|| Error::InvalidChar {
+                position: given(position),
+            })?;
             if let Some(upper) = letter_case {
                 match case {
                     None => case = Some(upper),
-                    Some(seen) if seen != upper => return Err(Error::MixedCase { position }),
+                    Some(seen) if seen != upper => {
+                        return Err(Error::MixedCase {
+                            position: given(position),
+                        });
+                    }
                     Some(_) => {}
                 }
             }
@@ -657,6 +716,7 @@ impl Format {
             tweak: tweak_start..plans.tweaks.len(),
             encrypted,
             luhn,
+            bare,
             case,
         });
         Ok(())
@@ -784,6 +844,8 @@ impl Format {
                         None => c,
                     }
                 }
+                // A literal the value did not have.
+                None if plan.bare => continue,
                 None => c,
             };
             out.push(c);

@@ -63,7 +63,7 @@ const NAMED: &[NamedFormat] = &[
     },
     NamedFormat {
         name: "ssn",
-        description: "US social security number 999-99-9999",
+        description: "US social security number 999-99-9999, or its 9 digits without the dashes",
         radices: "10 each",
         common_lengths: &[9],
     },
@@ -122,7 +122,7 @@ fn build(name: &str) -> Result<Format, Error> {
             .keep_prefix(6)
             .keep_suffix(4),
         "card-keep-last-4" => digits_with(" -")?.luhn(Luhn::Preserve).keep_suffix(4),
-        "ssn" => Format::template("999-99-9999")?,
+        "ssn" => Format::template("999-99-9999")?.literals_optional(true),
         "phone" => digits_with("+()-. ")?,
         "alnum" => Format::free_form(Alphabet::alnum(), "")?,
         "auto" => Format::auto(),

@@ -143,12 +143,58 @@ fn ssn_template() {
         c.encrypt("078-05-112"),
         Err(Error::LengthMismatch {
             expected: 11,
-            actual: 10
+            actual: 10,
+            without_literals: Some(9),
         })
     );
     assert_eq!(
         c.encrypt("078 05-1120"),
         Err(Error::InvalidChar { position: 3 })
+    );
+
+    // Without its dashes, a number encrypts to the dashed token's digits and back.
+    let bare = roundtrip(&c, "078051120");
+    assert_eq!(bare, token.replace('-', ""));
+    assert_eq!(c.decrypt(&bare).unwrap(), "078051120");
+    assert_eq!(
+        c.encrypt("0780a1120"),
+        Err(Error::InvalidChar { position: 4 })
+    );
+    assert_eq!(
+        c.encrypt("078-051120"),
+        Err(Error::LengthMismatch {
+            expected: 11,
+            actual: 10,
+            without_literals: Some(9),
+        })
+    );
+}
+
+#[test]
+fn literals_optional_only_when_asked() {
+    let template = || Format::template("(999) 999-9999").unwrap();
+    let strict = cipher(template());
+    assert_eq!(
+        strict.encrypt("5551234567"),
+        Err(Error::LengthMismatch {
+            expected: 14,
+            actual: 10,
+            without_literals: None,
+        })
+    );
+    let optional = cipher(template().literals_optional(true));
+    let token = roundtrip(&optional, "(555) 123-4567");
+    assert_eq!(token, strict.encrypt("(555) 123-4567").unwrap());
+    let digits: String = token.chars().filter(char::is_ascii_digit).collect();
+    assert_eq!(roundtrip(&optional, "5551234567"), digits);
+    // Positions count in the value as given.
+    assert_eq!(
+        optional.encrypt("555123456x"),
+        Err(Error::InvalidChar { position: 9 })
+    );
+    assert_eq!(
+        optional.encrypt("(555) 123-456x"),
+        Err(Error::InvalidChar { position: 13 })
     );
 }
 

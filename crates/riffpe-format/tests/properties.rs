@@ -164,6 +164,23 @@ proptest! {
     }
 
     #[test]
+    fn ssn_with_or_without_dashes(values in prop::collection::vec(("[0-9]{9}", any::<bool>()), 1..20)) {
+        let c = cipher(Format::named("ssn").unwrap());
+        let dashed = |d: &str| format!("{}-{}-{}", &d[..3], &d[3..5], &d[5..]);
+        let given: Vec<String> = values
+            .iter()
+            .map(|(d, with)| if *with { dashed(d) } else { d.clone() })
+            .collect();
+        let many = c.encrypt_many(&given).unwrap();
+        for ((digits, _), (value, token)) in values.iter().zip(given.iter().zip(&many)) {
+            prop_assert_eq!(token, &c.encrypt(value).unwrap());
+            let with_dashes = c.encrypt(&dashed(digits)).unwrap();
+            prop_assert_eq!(token.replace('-', ""), with_dashes.replace('-', ""));
+        }
+        prop_assert_eq!(c.decrypt_many(&many).unwrap(), given);
+    }
+
+    #[test]
     fn arbitrary_strings_never_panic(value in any::<String>(), name in prop::sample::select(
         riffpe_format::named_formats().iter().map(|f| f.name).collect::<Vec<_>>()))
     {
@@ -176,9 +193,9 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_templates_never_panic(template in "[9aAx\\[\\]{}0-9a-f\\\\,-]{0,16}", value in "[0-9a-zA-Z-]{0,12}") {
+    fn arbitrary_templates_never_panic(template in "[9aAx\\[\\]{}0-9a-f\\\\,-]{0,16}", value in "[0-9a-zA-Z-]{0,12}", optional in any::<bool>()) {
         if let Ok(f) = Format::template(&template)
-            && let Ok(c) = FormatCipher::new(&KEY, f.allow_small_domain(true))
+            && let Ok(c) = FormatCipher::new(&KEY, f.allow_small_domain(true).literals_optional(optional))
             && let Ok(token) = c.encrypt(&value)
         {
             prop_assert_eq!(c.decrypt(&token).unwrap(), value);

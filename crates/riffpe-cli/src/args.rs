@@ -366,7 +366,7 @@ pub struct IoArgs {
 #[command(next_help_heading = "CSV")]
 pub struct CsvArgs {
     /// Process column N (1-based) of each row, or the column named NAME in the header
-    /// (with --header); N:FORMAT or NAME:FORMAT gives it its own format: a name (3:card), a
+    /// (with --header; spaces around a name there need not be given); N:FORMAT or NAME:FORMAT gives it its own format: a name (3:card), a
     /// template (id:template=A9{7}) or an alphabet (dna:alphabet=ACGT). Repeat for several
     /// columns (integers: one). Fields are RFC 4180 (quotes may hold delimiters and line
     /// breaks); every other byte passes through unchanged

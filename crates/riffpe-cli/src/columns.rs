@@ -27,7 +27,17 @@ pub fn find(column: &ColumnRef, names: Option<&[String]>, option: &str) -> Resul
             "{option} {name:?}: a column name needs --header (or give its number)"
         )),
         (ColumnRef::Name(name), Some(names)) => {
-            let mut found = names.iter().enumerate().filter(|(_, n)| *n == name);
+            // Spaces or tabs around a name in the header ("id, card") need not be typed, unless
+            // a name matches as it is.
+            let blank = |c: char| c == ' ' || c == '\t';
+            let exact = names.iter().any(|n| n == name);
+            let mut found = names.iter().enumerate().filter(|(_, n)| {
+                if exact {
+                    *n == name
+                } else {
+                    n.trim_matches(blank) == name
+                }
+            });
             match (found.next(), found.next()) {
                 (Some((index, _)), None) => Ok(index),
                 // Either might be meant: the number says which.
@@ -81,7 +91,14 @@ mod tests {
             1
         );
         assert_eq!(find(&ColumnRef::Index(7), None, "--column").unwrap(), 7);
+        let blanks = header_names(b"id, card ,\tssn,ssn\n", b',').unwrap();
+        assert_eq!(find(&name("card"), Some(&blanks), "--column").unwrap(), 1);
+        assert_eq!(find(&name(" card "), Some(&blanks), "--column").unwrap(), 1);
+        assert_eq!(find(&name("ssn"), Some(&blanks), "--column").unwrap(), 3);
+        assert_eq!(find(&name("\tssn"), Some(&blanks), "--column").unwrap(), 2);
         let error = |column, names| find(&column, names, "--column").unwrap_err().to_string();
+        let twice = header_names(b"card , card\n", b',').unwrap();
+        assert!(error(name("card"), Some(&twice)).contains("columns 1 and 2"));
         assert_eq!(
             error(name("ssn"), Some(&names)),
             "--column \"ssn\": the header has no column of this name (it has \"id\", \

@@ -1946,6 +1946,17 @@ fn formatted_columns_match_the_single_value_commands() {
 }
 
 #[test]
+fn header_names_with_blanks_around_them() {
+    let out = success(
+        keyed()
+            .args(["encrypt", "-n", "10", "-l", "16", "--header", "-c", "card"])
+            .write_stdin("id, card\n1, 4111111111111111\n"),
+    );
+    let token = success(keyed().args(["encrypt", "-n", "10", "-l", "16", "4111111111111111"]));
+    assert_eq!(out, format!("id, card\n1, {token}"));
+}
+
+#[test]
 fn ssn_column_with_and_without_dashes() {
     let csv = "id,ssn\n1,123-45-6789\n2,123456789\n3,\n";
     let out = success(

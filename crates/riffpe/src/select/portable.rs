@@ -91,7 +91,7 @@ impl KeyLayout {
         if let Ok(small) = <&mut [u64; 16]>::try_from(&mut *counts) {
             *small = [0; 16]; // A fixed length is cleared inline, not by a call to memset.
         } else {
-            counts.fill(0);
+            clear(counts);
         }
         Histogram { counts, filed }
     }
@@ -441,6 +441,13 @@ impl<'s> Slotted<'s> {
         self.slots[bucket * BUCKET_SLOTS + size.min(BUCKET_SLOTS - 1)] = key;
         self.sizes += 1 << (8 * bucket);
     }
+}
+
+/// `counts.fill(0)` out of line: inlined, LLVM merges it with the fixed-length clear beside it
+/// into one call to memset of either length.
+#[inline(never)]
+fn clear(counts: &mut [u64]) {
+    counts.fill(0);
 }
 
 /// How many keys fall in each bucket of leading bits: per bucket, the count in the low 32 bits

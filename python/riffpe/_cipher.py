@@ -69,7 +69,8 @@ class FormatCipher(_native.FormatCipher):
 
     ``FormatCipher(key, format=None, *, template=None, alphabet=None, passthrough=None,
     alphabets=None, keep_prefix=None, keep_suffix=None, luhn=None, fold_case=None,
-    allow_small_domain=False, context=None, security=128, constant_time=None)``
+    literals_optional=None, allow_small_domain=False, context=None, security=128,
+    constant_time=None)``
 
     Give exactly one of:
 
@@ -85,9 +86,11 @@ class FormatCipher(_native.FormatCipher):
     The other arguments adjust it (``None`` keeps the format's own choice): ``keep_prefix`` /
     ``keep_suffix`` leave the first / last characters as they are, ``luhn`` is ``'preserve'``
     (a Luhn-valid number encrypts to one), ``'invalid'`` (tokens always fail the check) or
-    ``'off'``, ``fold_case`` accepts either case and keeps it, ``allow_small_domain`` lifts the
-    minimum of 10^6 values, ``context`` (bytes-like) is bound into every value's tweak,
-    ``security`` is 128 or 256 (bytes per value), ``constant_time`` as for :class:`Riffpe`.
+    ``'off'``, ``fold_case`` accepts either case and keeps it, ``literals_optional`` lets a
+    template's value lack every literal (``'123456789'`` for ``'999-99-9999'``, as ``'ssn'``
+    does; its token lacks them too), ``allow_small_domain`` lifts the minimum of 10^6 values,
+    ``context`` (bytes-like) is bound into every value's tweak, ``security`` is 128 or 256
+    (bytes per value), ``constant_time`` as for :class:`Riffpe`.
     ``key`` is a bytes-like AES key of 16, 24 or 32 bytes. Invalid formats raise
     ``ValueError``.
 

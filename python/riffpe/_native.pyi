@@ -76,6 +76,7 @@ class FormatCipher:
         keep_suffix: int | None = None,
         luhn: Literal["preserve", "invalid", "off"] | None = None,
         fold_case: bool | None = None,
+        literals_optional: bool | None = None,
         allow_small_domain: bool = False,
         context: Buffer | None = None,
         security: Literal[128, 256] = 128,

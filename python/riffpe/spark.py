@@ -137,7 +137,7 @@ def cipher_for(spec: CipherSpec | FormatSpec) -> Riffpe | RiffpeX | FormatCipher
 
 _FORMAT_ARGS = (
     "format", "template", "alphabet", "passthrough", "alphabets", "keep_prefix", "keep_suffix",
-    "luhn", "fold_case", "allow_small_domain", "context", "security",
+    "luhn", "fold_case", "literals_optional", "allow_small_domain", "context", "security",
 )
 
 

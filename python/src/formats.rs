@@ -42,6 +42,7 @@ pub struct Options {
     pub keep_suffix: Option<usize>,
     pub luhn: Option<LuhnChoice>,
     pub fold_case: Option<bool>,
+    pub literals_optional: Option<bool>,
     pub allow_small_domain: bool,
     pub bits256: bool,
     /// Constant-time selection if `Some(true)`, fast if `Some(false)`, else the core's default.
@@ -92,6 +93,9 @@ impl Options {
         }
         if let Some(fold) = self.fold_case {
             format = format.fold_case(fold);
+        }
+        if let Some(optional) = self.literals_optional {
+            format = format.literals_optional(optional);
         }
         let security = if self.bits256 {
             Security::Bits256

@@ -589,7 +589,8 @@ impl FormatCipher {
     #[pyo3(signature = (
         key, format = None, *, template = None, alphabet = None, passthrough = None,
         alphabets = None, keep_prefix = None, keep_suffix = None, luhn = None, fold_case = None,
-        allow_small_domain = false, context = None, security = 128, constant_time = None,
+        literals_optional = None, allow_small_domain = false, context = None, security = 128,
+        constant_time = None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -603,6 +604,7 @@ impl FormatCipher {
         keep_suffix: Option<usize>,
         luhn: Option<String>,
         fold_case: Option<bool>,
+        literals_optional: Option<bool>,
         allow_small_domain: bool,
         context: Option<&Bound<'_, PyAny>>,
         security: u32,
@@ -652,6 +654,7 @@ impl FormatCipher {
             keep_suffix,
             luhn: luhn.as_deref().map(parse_luhn).transpose()?,
             fold_case,
+            literals_optional,
             allow_small_domain,
             bits256,
             constant_time,

@@ -280,3 +280,5 @@ def test_string_format_checked_on_the_driver():
         encrypt_column("c", format="ssn", radix=10, digits=9)
     with pytest.raises(ValueError, match="need format"):
         encrypt_column("c", radix=10, digits=9, keep_prefix=2)
+    # Every FormatCipher argument passes through.
+    encrypt_column("c", template="999-99-9999", literals_optional=True)

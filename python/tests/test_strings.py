@@ -291,6 +291,18 @@ def test_ssn_with_or_without_dashes():
         fc.encrypt("123x56789")
 
 
+def test_literals_optional():
+    strict = FormatCipher(KEY, template="(999) 999-9999")
+    optional = FormatCipher(KEY, template="(999) 999-9999", literals_optional=True)
+    token = strict.encrypt("(555) 123-4567")
+    assert optional.encrypt("(555) 123-4567") == token
+    bare = "".join(c for c in token if c.isdigit())
+    assert optional.encrypt("5551234567") == bare
+    assert optional.decrypt(bare) == "5551234567"
+    with pytest.raises(ValueError, match="10 characters, the template 14$"):
+        strict.encrypt("5551234567")
+
+
 def test_constructor():
     with pytest.raises(TypeError, match="exactly one"):
         FormatCipher(KEY)

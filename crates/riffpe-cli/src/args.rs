@@ -155,6 +155,11 @@ pub struct FormatArgs {
     #[arg(long, value_enum, value_name = "MODE")]
     pub luhn: Option<LuhnMode>,
 
+    /// With a template: a value may also lack every literal (123456789 for 999-99-9999), and
+    /// its token lacks them too (the ssn format does this already)
+    #[arg(long)]
+    pub literals_optional: bool,
+
     /// Accept domains under 10^6 values (NIST SP 800-38G's minimum): small domains can be
     /// tabulated by anyone who sees enough value/token pairs
     #[arg(long)]
@@ -172,6 +177,7 @@ impl FormatArgs {
         self.keep_prefix.is_some()
             || self.keep_suffix.is_some()
             || self.luhn.is_some()
+            || self.literals_optional
             || self.allow_small_domain
     }
 }

@@ -207,6 +207,9 @@ fn build_format(args: &FormatArgs, column: Option<&ColumnFormat>) -> Result<Form
         ),
     };
     let mut format = format.allow_small_domain(args.allow_small_domain);
+    if args.literals_optional {
+        format = format.literals_optional(true);
+    }
     if let Some(n) = args.keep_prefix {
         format = format.keep_prefix(n);
     }

@@ -1974,6 +1974,20 @@ fn ssn_column_with_and_without_dashes() {
             .write_stdin(out),
     );
     assert_eq!(back, csv);
+    // A template with --literals-optional is the ssn format.
+    let template = ["--template", "999-99-9999", "--literals-optional"];
+    let tokens = success(
+        keyed()
+            .arg("encrypt")
+            .args(template)
+            .args(["123-45-6789", "123456789"]),
+    );
+    assert_eq!(tokens, format!("{dashed}\n{bare}\n"));
+    let strict = failure(keyed().args(["encrypt", "--template", "999-99-9999", "123456789"]));
+    assert!(
+        strict.ends_with("the value has 9 characters, the template 11"),
+        "{strict}"
+    );
 }
 
 #[test]

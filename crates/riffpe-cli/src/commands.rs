@@ -173,6 +173,11 @@ fn formatted_mode(args: &CryptArgs) -> Result<bool> {
     if args.format.passthrough.is_some() && !alphabet {
         bail!("--passthrough needs an alphabet: --alphabet or --column N:alphabet=A");
     }
+    let template = args.format.template.is_some()
+        || (args.csv.column.iter()).any(|c| matches!(c.format, Some(ColumnFormat::Template(_))));
+    if args.format.literals_optional && !template {
+        bail!("--literals-optional needs a template: --template or --column N:template=T");
+    }
     if !formatted {
         let needs = "needs a format: --format, --template, --alphabet or --column N:FORMAT";
         if args.format.modifiers() {

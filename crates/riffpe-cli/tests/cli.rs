@@ -1988,6 +1988,12 @@ fn ssn_column_with_and_without_dashes() {
         strict.ends_with("the value has 9 characters, the template 11"),
         "{strict}"
     );
+    let without = failure(keyed().args(["encrypt", "--format", "card", "--literals-optional"]));
+    assert!(
+        without
+            .ends_with("--literals-optional needs a template: --template or --column N:template=T"),
+        "{without}"
+    );
 }
 
 #[test]

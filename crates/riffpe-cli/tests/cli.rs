@@ -1988,6 +1988,16 @@ fn ssn_column_with_and_without_dashes() {
         strict.ends_with("the value has 9 characters, the template 11"),
         "{strict}"
     );
+    // A column's own template takes it too.
+    let column = [
+        "encrypt",
+        "--header",
+        "-c",
+        "ssn:template=999-99-9999",
+        "--literals-optional",
+    ];
+    let columns = success(keyed().args(column).write_stdin(csv));
+    assert_eq!(columns, format!("id,ssn\n1,{dashed}\n2,{bare}\n3,\n"));
     let without = failure(keyed().args(["encrypt", "--format", "card", "--literals-optional"]));
     assert!(
         without

@@ -92,7 +92,8 @@ class FormatCipher(_native.FormatCipher):
     ``context`` (bytes-like) is bound into every value's tweak, ``security`` is 128 or 256
     (bytes per value), ``constant_time`` as for :class:`Riffpe`.
     ``key`` is a bytes-like AES key of 16, 24 or 32 bytes. Invalid formats raise
-    ``ValueError``.
+    ``ValueError``; ``passthrough`` without ``alphabet``, or ``alphabets`` without
+    ``template``, raises ``TypeError``.
 
     :meth:`encrypt` and :meth:`decrypt` take one ``str``; a value the format does not take
     raises ``ValueError`` naming a character position, never a character.

@@ -610,6 +610,12 @@ impl FormatCipher {
         security: u32,
         constant_time: Option<bool>,
     ) -> PyResult<Self> {
+        if passthrough.is_some() && alphabet.is_none() {
+            return Err(PyTypeError::new_err("passthrough needs alphabet"));
+        }
+        if alphabets.is_some() && template.is_none() {
+            return Err(PyTypeError::new_err("alphabets needs template"));
+        }
         let (definition, description) = match (format, template, alphabet) {
             (Some(name), None, None) => {
                 let description = format!("format={name:?}");

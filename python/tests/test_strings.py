@@ -301,6 +301,13 @@ def test_literals_optional():
     assert optional.decrypt(bare) == "5551234567"
     with pytest.raises(ValueError, match="10 characters, the template 14$"):
         strict.encrypt("5551234567")
+    # Only a template has literals to leave out; a named template turns it off too.
+    with pytest.raises(ValueError, match="optional literals need a template"):
+        FormatCipher(KEY, "card", literals_optional=True)
+    with pytest.raises(ValueError, match="optional literals need a template"):
+        FormatCipher(KEY, alphabet="digits", passthrough="-", literals_optional=True)
+    with pytest.raises(ValueError, match="9 characters, the template 11$"):
+        FormatCipher(KEY, "ssn", literals_optional=False).encrypt("123456789")
 
 
 def test_constructor():
@@ -310,6 +317,13 @@ def test_constructor():
         FormatCipher(KEY, "ssn", template="999")
     with pytest.raises(ValueError, match="no named format"):
         FormatCipher(KEY, "nope")
+    # Options of another kind of format are refused, not ignored.
+    with pytest.raises(TypeError, match="passthrough needs alphabet"):
+        FormatCipher(KEY, "card", passthrough="/")
+    with pytest.raises(TypeError, match="passthrough needs alphabet"):
+        FormatCipher(KEY, template="9{8}", passthrough="/")
+    with pytest.raises(TypeError, match="alphabets needs template"):
+        FormatCipher(KEY, alphabet="digits", alphabets={"dna": "ACGT"})
     with pytest.raises(ValueError, match="luhn"):
         FormatCipher(KEY, "card", luhn="yes")
     with pytest.raises(ValueError, match="security"):

@@ -196,7 +196,8 @@ fn build_format(args: &FormatArgs, column: Option<&ColumnFormat>) -> Result<Form
         (None, None, Some(alphabet)) => Some(ColumnFormat::Alphabet(alphabet.clone())),
         (None, None, None) => None,
     };
-    let format = match column.or(from_args.as_ref()) {
+    let chosen = column.or(from_args.as_ref());
+    let format = match chosen {
         Some(ColumnFormat::Named(name)) => Format::named(name)?,
         Some(ColumnFormat::Template(template)) => Format::template(template)?,
         Some(ColumnFormat::Alphabet(alphabet)) => {
@@ -212,7 +213,8 @@ fn build_format(args: &FormatArgs, column: Option<&ColumnFormat>) -> Result<Form
         ),
     };
     let mut format = format.allow_small_domain(args.allow_small_domain);
-    if args.literals_optional {
+    // Templates only, so a named or free-form column beside a template column is left as it is.
+    if args.literals_optional && matches!(chosen, Some(ColumnFormat::Template(_))) {
         format = format.literals_optional(true);
     }
     if let Some(n) = args.keep_prefix {

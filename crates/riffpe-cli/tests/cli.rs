@@ -1998,6 +1998,16 @@ fn ssn_column_with_and_without_dashes() {
     ];
     let columns = success(keyed().args(column).write_stdin(csv));
     assert_eq!(columns, format!("id,ssn\n1,{dashed}\n2,{bare}\n3,\n"));
+    // ... and leaves a card column beside it as the card format.
+    let card = success(keyed().args(["encrypt", "--format", "card", "4111 1111 1111 1111"]));
+    let card = card.trim_end();
+    let both = success(
+        keyed()
+            .args(column)
+            .args(["-c", "card:card"])
+            .write_stdin("id,ssn,card\n1,123456789,4111 1111 1111 1111\n"),
+    );
+    assert_eq!(both, format!("id,ssn,card\n1,{bare},{card}\n"));
     let without = failure(keyed().args(["encrypt", "--format", "card", "--literals-optional"]));
     assert!(
         without

@@ -87,6 +87,9 @@ pub enum Error {
     LuhnNeedsDigits,
     /// Case folding was asked of a format with letters of both cases.
     CaseFoldAmbiguous,
+    /// Optional literals were asked of a format that is not a template (free-form formats
+    /// have passthrough characters instead).
+    LiteralsOptionalNeedsTemplate,
     /// A value longer than [`MAX_CHARS`](crate::MAX_CHARS).
     TooLong {
         /// Characters in the value.
@@ -181,6 +184,9 @@ impl fmt::Display for Error {
             Error::CaseFoldAmbiguous => {
                 f.write_str("case folding needs a format whose letters are all of one case")
             }
+            Error::LiteralsOptionalNeedsTemplate => f.write_str(
+                "optional literals need a template (a free-form format has passthrough characters)",
+            ),
             Error::TooLong { chars, max } => {
                 write!(
                     f,

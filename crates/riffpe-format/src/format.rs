@@ -287,6 +287,7 @@ impl Format {
 
     /// With a template: also accepts a value without any of its literals (`123456789` for
     /// `999-99-9999`), which encrypts as the value with them does and comes back without them.
+    /// Refused on other shapes ([`Error::LiteralsOptionalNeedsTemplate`]).
     ///
     /// ```
     /// use riffpe_format::{Format, FormatCipher};
@@ -331,7 +332,7 @@ impl Format {
     }
 
     /// Checks the format as a whole: Luhn only on digits, case folding only on single-case
-    /// alphabets, and, for a template (whose shape is fixed), that something is encrypted and
+    /// alphabets, optional literals only on a template, and, for a template (whose shape is fixed), that something is encrypted and
     /// that the domain is large enough. [`FormatCipher::new`](crate::FormatCipher::new) calls it.
     pub fn check(&self) -> Result<(), Error> {
         if self.luhn != Luhn::Off
@@ -354,6 +355,9 @@ impl Format {
             {
                 return Err(Error::CaseFoldAmbiguous);
             }
+        }
+        if self.literals_optional && !matches!(self.shape, Shape::Template(_)) {
+            return Err(Error::LiteralsOptionalNeedsTemplate);
         }
         if let Shape::Template(items) = &self.shape {
             let radices: Vec<u32> = items

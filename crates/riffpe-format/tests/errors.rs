@@ -109,6 +109,16 @@ fn definition_errors() {
         FormatCipher::new(&KEY, mixed).unwrap_err(),
         Error::CaseFoldAmbiguous
     );
+    for free in [Format::named("card").unwrap(), Format::auto()] {
+        assert_eq!(
+            FormatCipher::new(&KEY, free.literals_optional(true)).unwrap_err(),
+            Error::LiteralsOptionalNeedsTemplate
+        );
+    }
+    // Switching it off is a no-op anywhere; a template without literals takes it.
+    assert!(FormatCipher::new(&KEY, Format::auto().literals_optional(false)).is_ok());
+    let bare = Format::template("9{12}").unwrap().literals_optional(true);
+    assert!(FormatCipher::new(&KEY, bare).is_ok());
 }
 
 #[test]

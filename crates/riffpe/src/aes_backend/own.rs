@@ -75,8 +75,32 @@ impl<C: OwnBackend> RoundKeys<C> {
     /// The round keys, each made a vector by `load`, and how many there are.
     #[inline(always)]
     pub(crate) fn load<K>(&self, load: impl Fn(&[u8; 16]) -> K) -> (Layout<K>, usize) {
-        (self.round.each_ref().map(load), self.count)
+        (each_key(&self.round, load), self.count)
     }
+}
+
+/// `f` of each key of a [`Layout`], written out key by key: `array::map` is `core`'s generic
+/// code, which a crate built with several codegen units may call rather than inline.
+#[inline(always)]
+pub(crate) fn each_key<T, K>(keys: &Layout<T>, f: impl Fn(&T) -> K) -> Layout<K> {
+    let k = keys;
+    [
+        f(&k[0]),
+        f(&k[1]),
+        f(&k[2]),
+        f(&k[3]),
+        f(&k[4]),
+        f(&k[5]),
+        f(&k[6]),
+        f(&k[7]),
+        f(&k[8]),
+        f(&k[9]),
+        f(&k[10]),
+        f(&k[11]),
+        f(&k[12]),
+        f(&k[13]),
+        f(&k[14]),
+    ]
 }
 
 #[cfg(feature = "zeroize")]

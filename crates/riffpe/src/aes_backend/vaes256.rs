@@ -49,7 +49,7 @@ fn cpuid_vaes() -> bool {
 fn run(keys: &RoundKeys<Vaes256>, f: impl LockstepClosure) {
     // SAFETY: each key is 16 readable bytes; the load is unaligned.
     let (single, count) = keys.load(|key| unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
-    let double = single.map(|key| _mm256_broadcastsi128_si256(key));
+    let double = own::each_key(&single, |&key| _mm256_broadcastsi128_si256(key));
     f.call(&Backend {
         single,
         double,

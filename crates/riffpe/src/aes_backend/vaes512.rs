@@ -56,7 +56,7 @@ unsafe impl OwnBackend for Vaes512 {
 fn run(keys: &RoundKeys<Vaes512>, f: impl LockstepClosure) {
     // SAFETY: each key is 16 readable bytes; the load is unaligned.
     let (single, count) = keys.load(|key| unsafe { _mm_loadu_si128(key.as_ptr().cast()) });
-    let quad = single.map(|key| _mm512_broadcast_i32x4(key));
+    let quad = own::each_key(&single, |&key| _mm512_broadcast_i32x4(key));
     f.call(&Backend {
         single,
         quad,

@@ -10,13 +10,22 @@ use super::quarter_search::I16x16;
 #[derive(Clone, Copy)]
 pub(super) struct Neon([int16x8_t; 2]);
 
+impl Neon {
+    /// `f` of row 0 and of row 1, written out: `[0, 1].map` is `core`'s generic code, which
+    /// LLVM may leave a call in a large function.
+    #[inline(always)]
+    fn each_row(f: impl Fn(usize) -> int16x8_t) -> Self {
+        Neon([f(0), f(1)])
+    }
+}
+
 /// Operations that apply an intrinsic to each row.
 macro_rules! rowwise {
     ($($name:ident => $intrinsic:expr),* $(,)?) => {$(
         #[inline(always)]
         fn $name(self, other: Self) -> Self {
             // SAFETY: this module is built only where the target has NEON.
-            Neon([0, 1].map(|r| unsafe { $intrinsic(self.0[r], other.0[r]) }))
+            Neon::each_row(|r| unsafe { $intrinsic(self.0[r], other.0[r]) })
         }
     )*};
 }
@@ -44,7 +53,7 @@ impl I16x16 for Neon {
     fn from_array(values: [i16; 16]) -> Self {
         let (rows, _) = values.as_chunks::<8>();
         // SAFETY: NEON as in `rowwise`; each row is eight readable i16.
-        Neon([0, 1].map(|r| unsafe { vld1q_s16(rows[r].as_ptr()) }))
+        Neon::each_row(|r| unsafe { vld1q_s16(rows[r].as_ptr()) })
     }
 
     #[inline(always)]
@@ -62,7 +71,7 @@ impl I16x16 for Neon {
     fn load(words: &[u64; 4]) -> Self {
         let (rows, _) = words.as_chunks::<2>();
         // SAFETY: NEON as in `rowwise`; each row is two readable u64.
-        Neon([0, 1].map(|r| unsafe { vreinterpretq_s16_u64(vld1q_u64(rows[r].as_ptr())) }))
+        Neon::each_row(|r| unsafe { vreinterpretq_s16_u64(vld1q_u64(rows[r].as_ptr())) })
     }
 
     #[inline(always)]
@@ -77,7 +86,7 @@ impl I16x16 for Neon {
     #[inline(always)]
     fn select(mask: Self, a: Self, b: Self) -> Self {
         // SAFETY: as in `rowwise`.
-        Neon([0, 1].map(|r| unsafe { vbslq_s16(vreinterpretq_u16_s16(mask.0[r]), a.0[r], b.0[r]) }))
+        Neon::each_row(|r| unsafe { vbslq_s16(vreinterpretq_u16_s16(mask.0[r]), a.0[r], b.0[r]) })
     }
 
     #[inline(always)]

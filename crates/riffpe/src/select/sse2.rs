@@ -9,13 +9,22 @@ use super::quarter_search::I16x16;
 #[derive(Clone, Copy)]
 pub(super) struct Sse2([__m128i; 2]);
 
+impl Sse2 {
+    /// `f` of row 0 and of row 1, written out: `[0, 1].map` is `core`'s generic code, which
+    /// LLVM may leave a call in a large function.
+    #[inline(always)]
+    fn each_row(f: impl Fn(usize) -> __m128i) -> Self {
+        Sse2([f(0), f(1)])
+    }
+}
+
 /// Operations that apply an intrinsic to each row.
 macro_rules! rowwise {
     ($($name:ident => $intrinsic:ident),* $(,)?) => {$(
         #[inline(always)]
         fn $name(self, other: Self) -> Self {
             // SAFETY: SSE2 is part of x86-64, so every CPU that runs this code has it.
-            Sse2([0, 1].map(|r| unsafe { $intrinsic(self.0[r], other.0[r]) }))
+            Sse2::each_row(|r| unsafe { $intrinsic(self.0[r], other.0[r]) })
         }
     )*};
 }
@@ -42,7 +51,7 @@ impl I16x16 for Sse2 {
     fn from_array(values: [i16; 16]) -> Self {
         let (rows, _) = values.as_chunks::<8>();
         // SAFETY: each row is 16 readable bytes, and the loads are unaligned.
-        Sse2([0, 1].map(|r| unsafe { _mm_loadu_si128(rows[r].as_ptr().cast()) }))
+        Sse2::each_row(|r| unsafe { _mm_loadu_si128(rows[r].as_ptr().cast()) })
     }
 
     #[inline(always)]
@@ -60,7 +69,7 @@ impl I16x16 for Sse2 {
     fn load(words: &[u64; 4]) -> Self {
         let (rows, _) = words.as_chunks::<2>();
         // SAFETY: as in `from_array`.
-        Sse2([0, 1].map(|r| unsafe { _mm_loadu_si128(rows[r].as_ptr().cast()) }))
+        Sse2::each_row(|r| unsafe { _mm_loadu_si128(rows[r].as_ptr().cast()) })
     }
 
     #[inline(always)]

@@ -332,8 +332,9 @@ impl Format {
     }
 
     /// Checks the format as a whole: Luhn only on digits, case folding only on single-case
-    /// alphabets, optional literals only on a template, and, for a template (whose shape is fixed), that something is encrypted and
-    /// that the domain is large enough. [`FormatCipher::new`](crate::FormatCipher::new) calls it.
+    /// alphabets, optional literals only on a template, and, for a template (whose shape is
+    /// fixed), that something is encrypted and that the domain is large enough.
+    /// [`FormatCipher::new`](crate::FormatCipher::new) calls it.
     pub fn check(&self) -> Result<(), Error> {
         if self.luhn != Luhn::Off
             && (matches!(self.shape, Shape::Auto)

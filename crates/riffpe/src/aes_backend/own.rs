@@ -83,23 +83,22 @@ impl<C: OwnBackend> RoundKeys<C> {
 /// code, which a crate built with several codegen units may call rather than inline.
 #[inline(always)]
 pub(crate) fn each_key<T, K>(keys: &Layout<T>, f: impl Fn(&T) -> K) -> Layout<K> {
-    let k = keys;
     [
-        f(&k[0]),
-        f(&k[1]),
-        f(&k[2]),
-        f(&k[3]),
-        f(&k[4]),
-        f(&k[5]),
-        f(&k[6]),
-        f(&k[7]),
-        f(&k[8]),
-        f(&k[9]),
-        f(&k[10]),
-        f(&k[11]),
-        f(&k[12]),
-        f(&k[13]),
-        f(&k[14]),
+        f(&keys[0]),
+        f(&keys[1]),
+        f(&keys[2]),
+        f(&keys[3]),
+        f(&keys[4]),
+        f(&keys[5]),
+        f(&keys[6]),
+        f(&keys[7]),
+        f(&keys[8]),
+        f(&keys[9]),
+        f(&keys[10]),
+        f(&keys[11]),
+        f(&keys[12]),
+        f(&keys[13]),
+        f(&keys[14]),
     ]
 }
 

@@ -608,19 +608,23 @@ mod tests {
     }
 
     /// Constant-time π of one message gives the fast selection's results whichever radix it
-    /// searches from (the CPU picks one of three) and whichever search it runs (AVX-512's where
-    /// the CPU has it, with or without its leading bits ranked on arrival, else the 128-bit
-    /// one), ranking on arrival or searching on either side of each, RiffpeX's steps switching
-    /// between them within a message.
+    /// searches from (the CPU picks one of two) and however it finds the key of rank x from
+    /// there (leading bits ranked on arrival where the CPU has AVX2, picked by AVX-512 or not;
+    /// AVX-512's search where the CPU has it; the 128-bit one), ranking on arrival or not on
+    /// either side of each, RiffpeX's steps switching between them within a message.
     #[test]
     fn one_message_ranks_or_searches_alike() {
         use crate::select::{OneMessage, RankedLeads, SEARCHED_RADICES, WideSearch};
-        // The 128-bit search, and AVX-512's where the CPU has it, leads ranked on arrival or not.
+        // The 128-bit search, AVX-512's where the CPU has it, and leading bits ranked on arrival
+        // where it has AVX2, with and without AVX-512's pick.
         let wide = WideSearch::detect();
-        let searches = core::iter::once((None, None)).chain(wide.into_iter().flat_map(|wide| {
-            let ranked = RankedLeads::detect().map(|leads| (Some(wide), Some(leads)));
-            core::iter::once((Some(wide), None)).chain(ranked)
-        }));
+        let ranked = RankedLeads::detect()
+            .into_iter()
+            .flat_map(|leads| [(wide, Some(leads)), (None, Some(leads.without_wide_pick()))]);
+        let searches = [(None, None)]
+            .into_iter()
+            .chain(wide.map(|wide| (Some(wide), None)))
+            .chain(ranked);
         let ways = SEARCHED_RADICES
             .into_iter()
             .flat_map(move |searched_radix| {

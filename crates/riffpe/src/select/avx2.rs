@@ -17,11 +17,17 @@
 //! other ([`search_gathered`]), unless more share them than are gathered (then it searches all
 //! octets too); over planes, it searches their two octets and ranks the keys that share them by
 //! their leading words, read in a pass over every value ([`plane_forward_constant_time`]).
+//!
+//! One message's constant-time π on AMD's Zen cores ranks its keys' leading 16 bits as its AES
+//! chain makes them, sixteen to a compare ([`rank_lead`], also where AVX-512 picks from those
+//! ranks); after the chain, the keys that share the leading bits of the key ranked x are gathered
+//! by their ranks ([`lead_of_rank`], [`gather_ranked`]).
 
 use core::arch::x86_64::*;
 
 use super::KeyLayout;
 use super::avx512::Avx512;
+use super::constant_time::{GATHERED as ONE_GATHERED, LEAD_LANES, LeadRanks, RANKED_RADIX};
 use super::group::{
     Blocks, CHUNK, Gathered, OctetsAt, PLANE_GATHERED, PLANE_GATHERED_WIDE, PLANE_LANES,
     SMALL_RADIX, Work, by_radix, counted_digits, found_digits, lead_at, pick_among, plane_lane,
@@ -267,6 +273,205 @@ fn forward_octets(
         let found = search_octets(blocks, quads, first, digits);
         found_digits(blocks, first, found, quads.as_flattened_mut(), digits);
     }
+}
+
+cpufeatures::new!(lead_rank_cpu, "avx2", "popcnt");
+
+/// Proof that this CPU has AVX2 and POPCNT, which one message's ranking of leading bits on
+/// arrival ([`rank_lead`]) and its lead of rank x ([`lead_of_rank`]) run on: only
+/// [`LeadRank::detect`] makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct LeadRank(());
+
+impl LeadRank {
+    pub(super) fn detect() -> Option<LeadRank> {
+        lead_rank_cpu::get().then_some(LeadRank(()))
+    }
+
+    /// [`rank_lead`]: key `j` of one message kept and ranked as it arrives.
+    #[inline(always)]
+    pub(super) fn rank_lead(self, ranked: &mut LeadRanks, j: usize, key: u64) {
+        // SAFETY: `self` exists only where the CPU has AVX2, all `rank_lead` needs.
+        unsafe { rank_lead(ranked, j, key) }
+    }
+
+    /// [`lead_of_rank`]: how many of `n` keys lie below the leading 16 bits of the key of rank
+    /// `x`, and how many share them.
+    #[inline(always)]
+    pub(super) fn lead_of_rank(self, ranked: &LeadRanks, n: usize, x: u32) -> (u32, u32) {
+        // SAFETY: `self` exists only where the CPU has AVX2 and POPCNT.
+        unsafe { lead_of_rank(ranked, n, x) }
+    }
+
+    /// [`gather_ranked`]: the `shared` keys ranked `first` on.
+    #[inline(always)]
+    pub(super) fn gather_ranked(
+        self,
+        keys: &[u64],
+        ranked: &LeadRanks,
+        first: u32,
+        shared: u32,
+    ) -> [u64; ONE_GATHERED] {
+        // SAFETY: `self` exists only where the CPU has AVX2.
+        unsafe { gather_ranked(keys, ranked, first, shared) }
+    }
+}
+
+/// Lane numbers 0 to 15 of a vector of 16-bit values.
+#[inline(always)]
+unsafe fn lane_numbers() -> __m256i {
+    // SAFETY: the caller's CPU has AVX2.
+    unsafe { _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) }
+}
+
+/// Keeps key `j`'s leading 16 bits (sign-flipped) in `ranked` and ranks them against those of
+/// the keys before it, branch-free ([`LeadRanks`] says what the ranks hold): each earlier vector
+/// of leads costs one compare, whose mask (all ones where the earlier lead is the greater)
+/// counts those keys before key `j` and takes one from their ranks.
+///
+/// Not `#[target_feature]`, so that it inlines into the one-message chain (as `make_planes`).
+/// Key `j`'s lanes (and those after it) must be as [`LeadRanks::reset`] leaves them; every store
+/// is of a whole vector, which the next key's loads take from the store queue (a narrower one
+/// would stall them until it retires).
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[inline(always)]
+unsafe fn rank_lead(ranked: &mut LeadRanks, j: usize, key: u64) {
+    let (leads, ranks) = (&mut ranked.leads, &mut ranked.ranks);
+    // SAFETY: (all intrinsics) the caller's CPU has AVX2; every load and store is of a whole
+    // vector of `leads` or `ranks`, which hold `RANKED_RADIX` values, a multiple of
+    // `LEAD_LANES`, aligned to 64 bytes.
+    unsafe {
+        let (last, lane) = (j / LEAD_LANES, j % LEAD_LANES);
+        let raw = (key >> 48) as u16 as i16;
+        let lead = _mm256_set1_epi16(raw ^ i16::MIN);
+        let vector = |values: &[u16; RANKED_RADIX as usize], v: usize| {
+            _mm256_load_si256(values[LEAD_LANES * v..].as_ptr().cast())
+        };
+        let store = |values: &mut [u16; RANKED_RADIX as usize], v: usize, value: __m256i| {
+            _mm256_store_si256(values[LEAD_LANES * v..].as_mut_ptr().cast(), value)
+        };
+        // Two mask bits a lane.
+        let mut greater_bits = 0u32;
+        for v in 0..last {
+            let greater = _mm256_cmpgt_epi16(vector(leads, v), lead);
+            greater_bits += (_mm256_movemask_epi8(greater) as u32).count_ones();
+            store(ranks, v, _mm256_add_epi16(vector(ranks, v), greater));
+        }
+        // Key j's lane and those after it hold the least lead, above no other.
+        let those = vector(leads, last);
+        let greater = _mm256_cmpgt_epi16(those, lead);
+        greater_bits += (_mm256_movemask_epi8(greater) as u32).count_ones();
+        let own = _mm256_cmpeq_epi16(lane_numbers(), _mm256_set1_epi16(lane as i16));
+        // The least lead, sign-flipped, is 0x8000: XORing the raw lead in flips it back.
+        let lead = _mm256_and_si256(own, _mm256_set1_epi16(raw));
+        store(leads, last, _mm256_xor_si256(those, lead));
+        let rank = (greater_bits / 2) as i16 - j as i16;
+        let counts = _mm256_add_epi16(vector(ranks, last), greater);
+        let rank = _mm256_and_si256(own, _mm256_set1_epi16(rank));
+        store(ranks, last, _mm256_or_si256(counts, rank));
+    }
+}
+
+/// How many of the `n` keys that [`rank_lead`] kept lie below the leading 16 bits of the key of
+/// rank `x`, and how many share them: one compare a vector to find those bits, two to count, no
+/// branch or address that depends on the keys or on `x`. Keys ordered by leading bits, then
+/// index, are in their own order but among keys that share their leading 16 bits, which sit
+/// side by side in both orders: so the key of rank `x` has the leading bits of the key ranked
+/// `x`.
+#[target_feature(enable = "avx2,popcnt")]
+fn lead_of_rank(ranked: &LeadRanks, n: usize, x: u32) -> (u32, u32) {
+    debug_assert!((1..=RANKED_RADIX as usize).contains(&n) && (x as usize) < n);
+    let vectors = n.div_ceil(LEAD_LANES);
+    // SAFETY: whole 256-bit vectors of `leads` and `ranks`, which hold `RANKED_RADIX` values,
+    // aligned to 64 bytes.
+    let vector = |values: &[u16; RANKED_RADIX as usize], v: usize| unsafe {
+        _mm256_load_si256(values[LEAD_LANES * v..].as_ptr().cast())
+    };
+    // SAFETY: the CPU has AVX2.
+    let lanes = unsafe { lane_numbers() };
+    let present =
+        |v: usize| _mm256_cmpgt_epi16(_mm256_set1_epi16((n - LEAD_LANES * v) as i16), lanes);
+    // The key ranked x is the one with n − 1 − x keys after it, which `ranks` holds as −x.
+    let ranked_x = _mm256_set1_epi16(-(x as i16));
+    let mut lead = _mm256_setzero_si256();
+    for v in 0..vectors {
+        let own = _mm256_cmpeq_epi16(vector(&ranked.ranks, v), ranked_x);
+        let own = _mm256_and_si256(own, present(v));
+        lead = _mm256_or_si256(lead, _mm256_and_si256(own, vector(&ranked.leads, v)));
+    }
+    let lead = _mm_or_si128(
+        _mm256_castsi256_si128(lead),
+        _mm256_extracti128_si256::<1>(lead),
+    );
+    let lead = _mm_or_si128(lead, _mm_srli_si128::<8>(lead));
+    let lead = _mm_or_si128(lead, _mm_srli_si128::<4>(lead));
+    let lead = _mm_or_si128(lead, _mm_srli_si128::<2>(lead));
+    let lead = _mm256_broadcastw_epi16(lead);
+    // Two mask bits a lane.
+    let (mut below_bits, mut shared_bits) = (0, 0);
+    for v in 0..vectors {
+        let leads = vector(&ranked.leads, v);
+        let below = _mm256_and_si256(_mm256_cmpgt_epi16(lead, leads), present(v));
+        below_bits += (_mm256_movemask_epi8(below) as u32).count_ones();
+        let shared = _mm256_and_si256(_mm256_cmpeq_epi16(lead, leads), present(v));
+        shared_bits += (_mm256_movemask_epi8(shared) as u32).count_ones();
+    }
+    (below_bits / 2, shared_bits / 2)
+}
+
+/// The `shared` keys ranked `first` on by [`rank_lead`]'s ranks (of all `keys`), in the first
+/// slots in that order, the other slots all ones: every key is compared with each slot's rank,
+/// four at a time, with no branch or address that depends on the keys or the ranks.
+#[target_feature(enable = "avx2")]
+fn gather_ranked(keys: &[u64], ranked: &LeadRanks, first: u32, shared: u32) -> [u64; ONE_GATHERED] {
+    // A key ranked p has −p in `ranks`: its slot is −rank − first, a slot only from 0 up.
+    let first = _mm256_set1_epi64x(-i64::from(first));
+    let mut slots = [_mm256_setzero_si256(); ONE_GATHERED];
+    let mut gather = |words: __m256i, ranks: __m128i| {
+        let slot = _mm256_sub_epi64(first, _mm256_cvtepi16_epi64(ranks));
+        for (s, gathered) in slots.iter_mut().enumerate() {
+            let here = _mm256_cmpeq_epi64(slot, _mm256_set1_epi64x(s as i64));
+            *gathered = _mm256_or_si256(*gathered, _mm256_and_si256(here, words));
+        }
+    };
+    let (quads, rest) = keys.as_chunks::<4>();
+    for (q, quad) in quads.iter().enumerate() {
+        // SAFETY: 32 bytes of `quad` and 8 of `ranks` from 4q, which holds `RANKED_RADIX`
+        // values (n of them keys'), unaligned loads.
+        let (words, ranks) = unsafe {
+            (
+                _mm256_loadu_si256(quad.as_ptr().cast()),
+                _mm_loadl_epi64(ranked.ranks[4 * q..].as_ptr().cast()),
+            )
+        };
+        gather(words, ranks);
+    }
+    if !rest.is_empty() {
+        // The last keys, the lanes past them zero: all-zero words gather nothing.
+        let mut last = [0; 4];
+        last[..rest.len()].copy_from_slice(rest);
+        // SAFETY: as above.
+        let (words, ranks) = unsafe {
+            (
+                _mm256_loadu_si256(last.as_ptr().cast()),
+                _mm_loadl_epi64(ranked.ranks[4 * quads.len()..].as_ptr().cast()),
+            )
+        };
+        gather(words, ranks);
+    }
+    let mut found = [u64::MAX; ONE_GATHERED];
+    for (s, (found, gathered)) in found.iter_mut().zip(slots).enumerate() {
+        let half = _mm_or_si128(
+            _mm256_castsi256_si128(gathered),
+            _mm256_extracti128_si256::<1>(gathered),
+        );
+        let word = _mm_or_si128(half, _mm_unpackhi_epi64(half, half));
+        *found = _mm_cvtsi128_si64(word) as u64 | super::mask(s as u32 >= shared);
+    }
+    found
 }
 
 /// Writes the octets (sign-flipped) of value `k` that `place` says block row `row` holds into

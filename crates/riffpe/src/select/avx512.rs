@@ -6,16 +6,16 @@
 //! ([`pick_one`]).
 //!
 //! What runs once a value inside a loop of the AES backend ([`make_planes`], [`make_middles`],
-//! [`make_row_keys`], [`rank_lead`]) is an `#[inline(always)]` unsafe function, not a
-//! `#[target_feature]` one: LLVM may leave a `#[target_feature]` function a call, even marked
-//! `#[inline]`, when the crate is built in several codegen units (as a dependency's is), and
-//! such calls once a value slowed lockstep down (BENCHMARKS.md). The loops are built with the
-//! features, so the intrinsics inline there.
+//! [`make_row_keys`]) is an `#[inline(always)]` unsafe function, not a `#[target_feature]` one:
+//! LLVM may leave a `#[target_feature]` function a call, even marked `#[inline]`, when the crate is
+//! built in several codegen units (as a dependency's is), and such calls once a value slowed
+//! lockstep down (BENCHMARKS.md). The loops are built with the features, so the intrinsics inline
+//! there.
 
 use core::arch::x86_64::*;
 
 use super::KeyLayout;
-use super::constant_time::{LEAD_LANES, LeadRanks, RANKED_RADIX};
+use super::constant_time::{LeadRanks, RANKED_RADIX};
 use super::group::{
     BUCKET_SHIFT, Blocks, CHUNK, Counts, Gathered, MARK_WORDS, Marks, OctetsAt, PLANE_LANES,
     Passes, Picked, SMALL_RADIX, Work, by_chunks, by_radix, counted_digits, found_digits, lead_at,
@@ -100,7 +100,7 @@ impl OneSearch {
 }
 
 cpufeatures::new!(
-    lead_rank_cpu,
+    lead_pick_cpu,
     "avx512f",
     "avx512bw",
     "avx512vl",
@@ -109,25 +109,18 @@ cpufeatures::new!(
 );
 
 /// Proof that this CPU has AVX-512 F, BW, VL and VBMI2 (its byte compress), and POPCNT, which
-/// one message's ranking of leading bits on arrival ([`rank_lead`]) and its pick from them
-/// ([`pick_ranked_lead`]) run on: only [`LeadRank::detect`] makes one.
+/// one message's pick from the leading bits ranked on arrival ([`pick_ranked_lead`]) runs on:
+/// only [`LeadPick::detect`] makes one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct LeadRank(());
+pub(super) struct LeadPick(());
 
-impl LeadRank {
-    pub(super) fn detect() -> Option<LeadRank> {
-        lead_rank_cpu::get().then_some(LeadRank(()))
+impl LeadPick {
+    pub(super) fn detect() -> Option<LeadPick> {
+        lead_pick_cpu::get().then_some(LeadPick(()))
     }
 
-    /// [`rank_lead`]: key `j` of one message kept and ranked as it arrives.
-    #[inline(always)]
-    pub(super) fn rank_lead(self, ranked: &mut LeadRanks, j: usize, key: u64) {
-        // SAFETY: `self` exists only where the CPU has AVX-512 F, BW and VL, all `rank_lead`
-        // needs.
-        unsafe { rank_lead(ranked, j, key) }
-    }
-
-    /// [`pick_ranked_lead`]: one message's constant-time π from what [`rank_lead`] kept.
+    /// [`pick_ranked_lead`]: one message's constant-time π from the leading bits ranked on
+    /// arrival.
     #[inline(always)]
     pub(super) fn pick_ranked_lead(
         self,
@@ -1391,71 +1384,7 @@ fn pick_slot(layout: &KeyLayout, slots: __m512i, shared: u32, rank: u32) -> (u64
     (found, !layout.exact() && same.count_ones() != 1)
 }
 
-/// Keeps key `j`'s leading 16 bits in `ranked` and ranks them against those of the keys before
-/// it (all three branch-free): after it, `ranked.ranks[i]` for `i ≤ j` is the number of keys
-/// up to `j` that come after key `i` by leading bits, then by index. Each earlier vector of
-/// leads costs one compare, its count and a masked add, whose mask is the compare's: earlier
-/// keys at or below key `j` gain one after them, and key `j` starts with those above it.
-///
-/// On 256-bit vectors, 16 leads to a vector, twice the instructions of 512-bit ones but less
-/// delay to the chain on Zen 4 (BENCHMARKS.md), which runs a 512-bit operation as two halves
-/// on one unit: the likely reason, not one a counter showed.
-///
-/// Inlined into the one-message chain, which the VAES-512 backend builds with these features
-/// (see the module's docs); elsewhere the intrinsics are calls, as correct.
-/// Key `j`'s lanes (and those after it) must be zero, as [`LeadRanks::reset`] leaves them:
-/// its values are ORed in, so that every store is a whole vector, which the next key's loads
-/// take from the store queue (a narrower or masked store would stall them until it retires).
-///
-/// # Safety
-///
-/// The CPU must have AVX-512 F, BW and VL.
-#[inline(always)]
-unsafe fn rank_lead(ranked: &mut LeadRanks, j: usize, key: u64) {
-    let (leads, ranks) = (&mut ranked.leads, &mut ranked.ranks);
-    // SAFETY: (all intrinsics) the caller's CPU has AVX-512 F, BW and VL; every load and
-    // store is of a whole vector of `leads` or `ranks`, which hold `RANKED_RADIX` values, a
-    // multiple of `LEAD_LANES`, aligned to 64 bytes.
-    unsafe {
-        let (last, lane) = (j / LEAD_LANES, j % LEAD_LANES);
-        let lead = _mm256_set1_epi16((key >> 48) as u16 as i16);
-        let one = _mm256_set1_epi16(1);
-        let mut before = 0u32;
-        let vector = |values: &[u16; RANKED_RADIX as usize], v: usize| {
-            _mm256_load_si256(values[LEAD_LANES * v..].as_ptr().cast())
-        };
-        let store = |values: &mut [u16; RANKED_RADIX as usize], v: usize, value: __m256i| {
-            _mm256_store_si256(values[LEAD_LANES * v..].as_mut_ptr().cast(), value)
-        };
-        for v in 0..last {
-            // Earlier keys at or below key j come before it, so key j comes after them.
-            let at_most = _mm256_cmple_epu16_mask(vector(leads, v), lead);
-            before += u32::from(at_most).count_ones();
-            let counts = vector(ranks, v);
-            store(
-                ranks,
-                v,
-                _mm256_mask_add_epi16(counts, at_most, counts, one),
-            );
-        }
-        let earlier = ((1u32 << lane) - 1) as u16;
-        let own = (1u32 << lane) as u16;
-        let those = vector(leads, last);
-        let at_most = _mm256_mask_cmple_epu16_mask(earlier, those, lead);
-        before += u32::from(at_most).count_ones();
-        store(
-            leads,
-            last,
-            _mm256_or_si256(those, _mm256_maskz_mov_epi16(own, lead)),
-        );
-        let counts = vector(ranks, last);
-        let counts = _mm256_mask_add_epi16(counts, at_most, counts, one);
-        let after = _mm256_maskz_mov_epi16(own, _mm256_set1_epi16((j as u32 - before) as i16));
-        store(ranks, last, _mm256_or_si256(counts, after));
-    }
-}
-
-/// One message's constant-time π from the ranks [`rank_lead`] kept of all its `keys` (at most
+/// One message's constant-time π from the ranks `avx2::rank_lead` kept of all its `keys` (at most
 /// [`RANKED_RADIX`]): the key of rank `x` as [`pick_one`] gives it. The keys' order by leading
 /// bits and index is their own but among keys that share their leading 16 bits, which sit side
 /// by side in both orders: so the leading bits of the key of rank `x` are those of the key
@@ -1486,8 +1415,9 @@ fn pick_ranked_lead(
     let vector = |values: &[u16; RANKED_RADIX as usize], v: usize| unsafe {
         _mm512_load_si512(values[LANES * v..].as_ptr().cast())
     };
-    // Exactly one key, the one ranked x, has n - 1 - x keys after it: its lead, in lane 0.
-    let after = _mm512_set1_epi16((n as u32 - 1 - x) as i16);
+    // Exactly one key, the one ranked x, has n - 1 - x keys after it, which `ranks` holds as
+    // -x: its lead, in lane 0.
+    let after = _mm512_set1_epi16(-(x as i16));
     let mut lead = _mm512_setzero_si512();
     for v in 0..vectors {
         let ranked_x = _mm512_mask_cmpeq_epu16_mask(present(v), vector(&ranked.ranks, v), after);
@@ -1501,7 +1431,7 @@ fn pick_ranked_lead(
         let leads = vector(&ranked.leads, v);
         let shares = _mm512_mask_cmpeq_epu16_mask(present(v), leads, lead);
         sharing[v / 2] |= u64::from(shares) << (32 * (v % 2));
-        below += _mm512_mask_cmplt_epu16_mask(present(v), leads, lead).count_ones();
+        below += _mm512_mask_cmplt_epi16_mask(present(v), leads, lead).count_ones();
     }
     let counts = sharing.map(|quarter| quarter.count_ones());
     let shared: u32 = counts.iter().sum();

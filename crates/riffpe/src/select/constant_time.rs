@@ -18,33 +18,32 @@ pub(crate) const SEARCHED_RADIX: u32 = 48;
 /// radix 32 on (the two tied at 24 and 28; BENCHMARKS.md).
 pub(crate) const SEARCHED_RADIX_WIDE: u32 = 32;
 
-/// [`SEARCHED_RADIX`] on AMD's Zen cores without AVX-512 (Zen 3), where ranking on arrival
-/// hides behind the chain up to larger radices.
-pub(crate) const SEARCHED_RADIX_ZEN: u32 = 64;
-
 /// Every radix one message may search from: `OneMessage::detect` picks one for the CPU.
-pub(crate) const SEARCHED_RADICES: [u32; 3] =
-    [SEARCHED_RADIX_WIDE, SEARCHED_RADIX, SEARCHED_RADIX_ZEN];
+pub(crate) const SEARCHED_RADICES: [u32; 2] = [SEARCHED_RADIX_WIDE, SEARCHED_RADIX];
 
 /// The largest of the radices one message searches from: [`Ranks`] holds a key for each radix
 /// below it.
-pub(crate) const LARGEST_SEARCHED_RADIX: u32 = SEARCHED_RADIX_ZEN;
+pub(crate) const LARGEST_SEARCHED_RADIX: u32 = SEARCHED_RADIX;
 
-/// Leads (or ranks) of [`LeadRanks`] that `avx512::rank_lead` loads and stores at a time: a
+/// Leads (or ranks) of [`LeadRanks`] that `avx2::rank_lead` loads and stores at a time: a
 /// 256-bit vector.
 pub(crate) const LEAD_LANES: usize = 16;
 
-/// One message's keys' leading 16 bits and their ranks, kept as the keys arrive (by AVX-512,
-/// `avx512::rank_lead`): `ranks[i]` counts the keys that come after key `i` by leading bits,
-/// then by index (so the key ranked x has n − 1 − x after it). That order is the keys' own but
-/// among keys that share their leading 16 bits, which sit side by side in both orders: so
-/// after the chain the key of rank x shares its leading bits with the key ranked x, and is
+/// One message's keys' leading 16 bits and their ranks, kept as the keys arrive
+/// (`avx2::rank_lead`). Keys are ordered by leading bits, then by index: that order is the keys'
+/// own but among keys that share their leading 16 bits, which sit side by side in both orders;
+/// so after the chain the key of rank x shares its leading bits with the key ranked x, and is
 /// found among the few that do. Ranking 16-bit leads costs a quarter of the compares of whole
 /// keys, few enough to issue between the chain's AES rounds.
 #[repr(C, align(64))]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct LeadRanks {
+    /// The keys' leading bits with the top bit flipped (so that they order as signed numbers,
+    /// which AVX2 compares); past the keys that have arrived 0x8000, the least.
     pub(super) leads: [u16; RANKED_RADIX as usize],
+    /// Once all `n` keys have arrived, `ranks[i]` is the number of keys that come after key `i`
+    /// less n − 1 (as a signed number): each key that arrives after key `i` would add one, and
+    /// the rank leaves that out.
     pub(super) ranks: [u16; RANKED_RADIX as usize],
 }
 
@@ -53,19 +52,22 @@ impl LeadRanks {
     #[inline(always)]
     pub(crate) fn new() -> Self {
         LeadRanks {
-            leads: [0; RANKED_RADIX as usize],
+            leads: [LEAST_LEAD; RANKED_RADIX as usize],
             ranks: [0; RANKED_RADIX as usize],
         }
     }
 
-    /// Ready for a step of `n` keys: the vectors they fill zero, as `avx512::rank_lead` needs.
+    /// Ready for a step of `n` keys: the vectors they fill as `avx2::rank_lead` needs them.
     #[inline(always)]
     pub(crate) fn reset(&mut self, n: usize) {
         let lanes = n.next_multiple_of(LEAD_LANES);
-        self.leads[..lanes].fill(0);
+        self.leads[..lanes].fill(LEAST_LEAD);
         self.ranks[..lanes].fill(0);
     }
 }
+
+/// The least lead of [`LeadRanks`], sign-flipped: no key's lies below it.
+const LEAST_LEAD: u16 = 0x8000;
 
 /// Keys ranked side by side: a multiple of every SIMD width the ranking loop compiles to.
 const LANES: usize = 4;
@@ -79,7 +81,7 @@ const PICKED_RADIX: u32 = 48;
 /// Keys that share the leading 16 bits of the key of rank x, gathered by one message's
 /// constant-time π ([`KeyLayout::rank_gathered`]): more share them with probability below
 /// C(n, 6)·2^-80 per step up to radix [`RANKED_RADIX`].
-const GATHERED: usize = 5;
+pub(super) const GATHERED: usize = 5;
 
 /// Keys with the top bit flipped order as signed numbers do, which SIMD compares natively.
 const SIGN: u64 = 1 << 63;
@@ -267,7 +269,7 @@ impl Quarters {
 /// What constant-time π of one message keeps as its keys arrive, made once per call for the
 /// radices the call will see: [`Ranks`] below the radix it searches from
 /// ([`OneMessage::searched_radix`]), from there up to [`RANKED_RADIX`] [`LeadRanks`] where
-/// AVX-512 ranks leading bits on arrival ([`RankedLeads`]), else nothing where it searches the
+/// leading bits are ranked on arrival ([`RankedLeads`]), else nothing where AVX-512 searches the
 /// keys themselves ([`WideSearch`]), else [`Quarters`] (each only if some radix needs it).
 pub(crate) struct Kept {
     ranks: Option<Ranks>,
@@ -282,7 +284,7 @@ pub(crate) enum Arrivals<'a> {
     Searched(&'a mut Quarters),
     /// Nowhere but the keys: AVX-512 searches those after the chain.
     Wide(WideSearch),
-    /// Their leading 16 bits ranked on arrival by AVX-512, which picks π(x) from those ranks.
+    /// Their leading 16 bits ranked on arrival, π(x) picked from those ranks.
     LeadsRanked(RankedLeads, &'a mut LeadRanks),
 }
 
@@ -469,11 +471,37 @@ impl KeyLayout {
             Arrivals::Searched(quarters) => self.pick_searched(keystream, keys, quarters, x),
             Arrivals::Wide(wide) => self.pick_wide(*wide, keystream, keys, x),
             Arrivals::LeadsRanked(leads, ranked) => {
-                let keys = &keys[..self.n as usize];
-                let found = leads.pick_ranked_lead(self, keys, ranked, x);
-                self.picked_wide(found, keystream, keys, x)
+                self.pick_leads_ranked(*leads, keystream, keys, ranked, x)
             }
         }
+    }
+
+    /// π(x) from the leading 16 bits of all `n` keys ranked as they arrived (`ranked`): the keys
+    /// that share those of the key ranked x are gathered, by AVX-512 where it picks
+    /// ([`RankedLeads::picks_wide`], at most eight), else with masks (at most [`GATHERED`]), and
+    /// ranked against each other. If more share them, π(x) is picked as
+    /// [`KeyLayout::forward_constant_time`] picks it; if the key found shares its leading bits
+    /// with another, with whole values compared.
+    #[inline(always)]
+    fn pick_leads_ranked(
+        &self,
+        leads: RankedLeads,
+        keystream: &[u8],
+        keys: &[u64],
+        ranked: &LeadRanks,
+        x: u32,
+    ) -> u32 {
+        let keys = &keys[..self.n as usize];
+        let found = if leads.picks_wide() {
+            leads.pick_ranked_lead(self, keys, ranked, x)
+        } else {
+            let (below, shared) = leads.lead_of_rank(ranked, keys.len(), x);
+            (shared <= GATHERED as u32).then(|| {
+                let slots = leads.gather_ranked(keys, ranked, below, shared);
+                self.rank_slots(&slots, x - below)
+            })
+        };
+        self.picked(found, keystream, keys, x)
     }
 
     /// π(x) from AVX-512's search over all `n` keys ([`WideSearch`]: their leading 16 bits
@@ -490,21 +518,15 @@ impl KeyLayout {
         x: u32,
     ) -> u32 {
         let keys = &keys[..self.n as usize];
-        self.picked_wide(wide.pick(self, keys, x), keystream, keys, x)
+        self.picked(wide.pick(self, keys, x), keystream, keys, x)
     }
 
-    /// π(x) from AVX-512's pick `found` over all `n` keys: the index of the key found, unless
-    /// it shares its leading bits with another (then with whole values compared) or more keys
-    /// shared its leading 16 bits than AVX-512 gathers (then as
-    /// [`KeyLayout::forward_constant_time`] picks it).
+    /// π(x) from `found`, the key of rank x among those gathered that share its leading 16 bits
+    /// (of all `n` keys): its index, unless it shares its leading bits with another (then with
+    /// whole values compared) or more keys shared its leading 16 bits than were gathered
+    /// (`None`: then as [`KeyLayout::forward_constant_time`] picks it).
     #[inline(always)]
-    fn picked_wide(
-        &self,
-        found: Option<(u64, bool)>,
-        keystream: &[u8],
-        keys: &[u64],
-        x: u32,
-    ) -> u32 {
+    fn picked(&self, found: Option<(u64, bool)>, keystream: &[u8], keys: &[u64], x: u32) -> u32 {
         match found {
             Some((found, false)) => (found & self.index_mask()) as u32,
             Some((_, true)) => self.pick(keystream, keys, x),
@@ -557,11 +579,16 @@ impl KeyLayout {
             slots[0] = slots[0] & !shares | key & shares;
             shared += (shares & 1) as usize;
         }
-        if shared > GATHERED {
-            return None;
-        }
+        (shared <= GATHERED).then(|| self.rank_slots(&slots, rank))
+    }
+
+    /// The key of rank `rank` among `slots`, the keys that share some leading 16 bits (in the
+    /// first slots) and padding, the largest key (in the others), and whether another slot
+    /// shares its leading bits (never where keys are exact), picked with masks.
+    #[inline(always)]
+    fn rank_slots(&self, slots: &[u64; GATHERED], rank: u32) -> (u64, bool) {
         let mut found = 0u64;
-        for &slot in &slots {
+        for &slot in slots {
             let below: u32 = slots.iter().map(|&other| u32::from(other < slot)).sum();
             found |= slot & mask(below == rank);
         }
@@ -572,7 +599,7 @@ impl KeyLayout {
             .iter()
             .map(|&slot| u32::from(self.same_lead(slot, found)))
             .sum::<u32>();
-        Some((found, !self.exact() && same_lead != 1))
+        (found, !self.exact() && same_lead != 1)
     }
 
     /// The index `found`, the key of rank x, carries; unless another key shares its leading
@@ -742,18 +769,20 @@ mod tests {
             }
         }
 
-        /// AVX-512's ranking of leading bits on arrival (where the CPU has it), after a longer
-        /// step has left leads and ranks behind, ranks every key by its leading 16 bits and
-        /// then its index; the key of each rank picked from those ranks is the one the full
-        /// search finds, with the same ties flagged and the same fallback where more than eight
-        /// keys share the leading 16 bits; π(x) through it is the full pick's.
+        /// The ranking of leading bits on arrival (where the CPU has AVX2), after a longer step
+        /// has left leads and ranks behind, ranks every key by its leading 16 bits and then its
+        /// index. From those ranks, the count of keys below and sharing the leading bits of the
+        /// key of each rank are right, so are the keys gathered from there; AVX-512's pick (where
+        /// the CPU has it) finds the key the full search finds, with the same ties flagged and
+        /// the same fallback; and π(x) through either pick is the full pick's.
         #[test]
+        #[cfg(target_arch = "x86_64")]
         fn leads_ranked_on_arrival_pick_the_key_of_each_rank(
             leads in leads(),
             tail in any::<u64>(),
             b in prop_oneof![Just(1usize), Just(16)],
         ) {
-            let (Some(ranking), Some(wide)) = (RankedLeads::detect(), WideSearch::detect()) else {
+            let Some(ranking) = RankedLeads::detect() else {
                 return Ok(());
             };
             let (layout, keystream, keys, order) = step_of(&leads, tail, b);
@@ -769,20 +798,38 @@ mod tests {
             }
             let lead = |j: usize| (keys[j] >> 48, j);
             for (j, &key) in keys.iter().enumerate() {
-                prop_assert_eq!(ranked.leads[j], (key >> 48) as u16);
+                prop_assert_eq!(ranked.leads[j], (key >> 48) as u16 ^ LEAST_LEAD);
                 let after = (0..n).filter(|&i| lead(i) > lead(j)).count();
-                prop_assert_eq!(usize::from(ranked.ranks[j]), after, "key {} of {}", j, n);
+                let rank = after as i64 - (n as i64 - 1);
+                prop_assert_eq!(i64::from(ranked.ranks[j] as i16), rank, "key {} of {}", j, n);
             }
+            let mut sorted = keys.clone();
+            sorted.sort_unstable();
             for (x, &expected) in order.iter().enumerate() {
                 let x = x as u32;
-                prop_assert_eq!(
-                    ranking.pick_ranked_lead(&layout, &keys, &ranked, x),
-                    wide.pick(&layout, &keys, x),
-                    "rank {} of {}", x, n
-                );
-                let mut arrivals = Arrivals::LeadsRanked(ranking, &mut ranked);
-                let picked = layout.pick_arrived(&keystream, &keys, &mut arrivals, x);
-                prop_assert_eq!(picked as usize, expected, "rank {} of {}", x, n);
+                let found = sorted[x as usize] >> 48;
+                let below = keys.iter().filter(|&&k| k >> 48 < found).count() as u32;
+                let sharing: Vec<u64> =
+                    keys.iter().copied().filter(|&k| k >> 48 == found).collect();
+                let shared = sharing.len() as u32;
+                prop_assert_eq!(ranking.lead_of_rank(&ranked, n, x), (below, shared));
+                if sharing.len() <= GATHERED {
+                    let mut slots = [u64::MAX; GATHERED];
+                    slots[..sharing.len()].copy_from_slice(&sharing);
+                    prop_assert_eq!(ranking.gather_ranked(&keys, &ranked, below, shared), slots);
+                }
+                if let Some(wide) = WideSearch::detect().filter(|_| ranking.picks_wide()) {
+                    prop_assert_eq!(
+                        ranking.pick_ranked_lead(&layout, &keys, &ranked, x),
+                        wide.pick(&layout, &keys, x),
+                        "rank {} of {}", x, n
+                    );
+                }
+                for ranking in [ranking, ranking.without_wide_pick()] {
+                    let mut arrivals = Arrivals::LeadsRanked(ranking, &mut ranked);
+                    let picked = layout.pick_arrived(&keystream, &keys, &mut arrivals, x);
+                    prop_assert_eq!(picked as usize, expected, "rank {} of {}", x, n);
+                }
             }
         }
 

@@ -42,12 +42,13 @@
 //! keys' next four octets from the same byte permutes (`group::Middles`), and the ranking reads
 //! those instead, sixteen lanes to a vector: a quarter of the bytes of the stored keystream.
 //!
-//! Constant-time π of one message ranks the keys as they arrive (four at a time) below radix 48, or
-//! on AMD's Zen 3 to Zen 5 cores 64 (80 with AVX-512), or on other CPUs with AVX-512 32
-//! ([`OneMessage`], picked when a cipher is built), and searches for the key of rank x after the
-//! chain from there on (`constant_time`): up to radix 256 for its leading 16 bits (with AVX-512
-//! over the keys, 32 to a compare, `avx512`; else over the leading 16-bit quarters kept as the keys
-//! arrive, by `quarter_search`), then among the few keys that share them.
+//! Constant-time π of one message ranks the keys as they arrive (four at a time) below radix 48,
+//! or 32 on CPUs with AVX-512 other than AMD's Zen cores ([`OneMessage`], picked when a cipher is
+//! built), and from there up to radix 256 finds the key of rank x by its leading 16 bits, then
+//! among the few keys that share them (`constant_time`): on AMD's Zen 3 to Zen 5 cores those bits
+//! are ranked as the keys arrive (`avx2`, sixteen to a compare), elsewhere searched for after the
+//! chain (with AVX-512 over the keys, 32 to a compare, `avx512`; else over the leading 16-bit
+//! quarters kept as the keys arrive, by `quarter_search`).
 //!
 //! One backend a file: `portable` (lane by lane, every CPU), `constant_time`, `group` (the
 //! group kernel's shared passes), `quarter_search` (its constant-time search for 128-bit
@@ -123,39 +124,42 @@ pub enum Selection {
     /// keystream and the digit, so timing and cache traces depend on secret values. The
     /// default above radix 256.
     Fast,
-    /// About n² compares per step below radix 48 (one message on AMD's Zen 3 to Zen 5 cores: below
-    /// 64, or 80 with AVX-512; on other CPUs with AVX-512, below 32) and at most 64·n from there on
-    /// (96·n above radix 256 one message at a time), with branches and memory accesses that depend
-    /// only on the radix and `bytes_per_value`: the key of rank x is found branch-free and its
-    /// index picked with masks (encryption); the digit's key is fetched by a masked scan and ranked
-    /// (decryption). Encrypting one message ranks the keys as their AES blocks arrive, four at a
-    /// time (radices below 48, or below 64 on AMD's Zen 3 to Zen 5, where ranking hides behind the
-    /// chain up to larger radices, 80 there with AVX-512, or below 32 on other CPUs with AVX-512,
-    /// whose search costs less; 1.25 KiB of stack); from there on, where the n²/2 compares of
-    /// ranking outgrow the chain, the key of rank x is searched for after it, bit by bit: up to
-    /// radix 256 its leading 16 bits, with AVX-512 those of the keys, 32 to a compare, two bits a
-    /// pass, after which the at most eight keys that share them are gathered into one vector and
-    /// ranked against each other; else its leading 16-bit quarter, sixteen keys to a pair of
-    /// 128-bit vectors (SSE2, NEON; 2 KiB of stack), then the at most five keys that share that
-    /// quarter are gathered in a masked pass and ranked against each other; above radix 256 two
-    /// bits a pass over whole keys. In lockstep on x86-64 and aarch64 with radices up to 32 767,
-    /// the group kernel's constant-time passes select for eight lanes at a time. Encryption with
-    /// AVX2 searches a bit a pass over the keys' leading two octets up to radix 64, three up to
-    /// radix 256 (32 keys to a compare), then ranks the at most four keys of a lane that share them
-    /// against each other; above radix 256 it searches their 16-bit quarters (sixteen to a
-    /// compare), and with SSE2 or NEON their quarters (eight). Where the AES loop lays out the
-    /// keys' two leading octets as planes (radices 17 to 255, 32 or 64 lanes, each value starting a
-    /// block), it searches those, 32 lanes to a compare, then reads the leading words of the at
-    /// most four (radix 64) or five keys of a lane that share them in a pass over every value and
-    /// ranks them against each other. The exceptions: a tie of a value's leading 64 bits with
-    /// another's, which happens with probability below n²/2^(64 − log2 n) per step (about 2^-44 for
-    /// n = 100), compares the two values in full (over planes with AVX-512 also a key of rank x
-    /// whose 64 leading bits are all ones, below n·2^-56); one message from radix 48 (64 on Zen 3
-    /// to 5, 80 with AVX-512 there, 32 on other CPUs with AVX-512) to 256, more than five keys that
-    /// share the leading 16 bits of the key of rank x, with probability below C(n, 6)·2^-80 per
-    /// step (2^-41 at 256; with AVX-512 more than eight, below C(n, 9)·2^-128, 2^-74 at 256), make
-    /// the search go on over all four quarters; and in lockstep with AVX2 up to radix 256, more
-    /// keys of a lane that share those two or three leading octets than are ranked, with
+    /// About n² compares per step below radix 48 (one message on CPUs with AVX-512 other than AMD's
+    /// Zen cores: below 32) and at most 64·n from there on (96·n above radix 256 one message at a
+    /// time; one message on AMD's Zen 3 to Zen 5 up to radix 256, n²/2 compares of 16 bits, sixteen
+    /// to an instruction), with branches and memory accesses that depend only on the radix and
+    /// `bytes_per_value`: the key of rank x is found branch-free and its index picked with masks
+    /// (encryption); the digit's key is fetched by a masked scan and ranked (decryption).
+    /// Encrypting one message ranks the keys as their AES blocks arrive, four at a time (radices
+    /// below 48, or below 32 on CPUs with AVX-512 other than AMD's Zen cores, whose search costs
+    /// less; 768 bytes of stack); from there on to radix 256, where the n²/2 compares of ranking
+    /// whole keys outgrow the chain, the key of rank x is found by its leading 16 bits. On AMD's
+    /// Zen 3 to Zen 5 cores (with AVX2) those are ranked as the keys arrive, sixteen to a compare
+    /// (1 KiB of stack), and the at most five keys that share the leading bits of the key ranked x
+    /// (with AVX-512's VBMI2, eight) are gathered with masks and ranked against each other.
+    /// Elsewhere they are searched for after the chain, bit by bit: with AVX-512 those of the keys,
+    /// 32 to a compare, two bits a pass, after which the at most eight keys that share them are
+    /// gathered into one vector and ranked against each other; else over the leading 16-bit
+    /// quarters kept as the keys arrive, sixteen keys to a pair of 128-bit vectors (SSE2, NEON; 2
+    /// KiB of stack), then the at most five keys that share that quarter are gathered in a masked
+    /// pass and ranked against each other; above radix 256 two bits a pass over whole keys. In
+    /// lockstep on x86-64 and aarch64 with radices up to 32 767, the group kernel's constant-time
+    /// passes select for eight lanes at a time. Encryption with AVX2 searches a bit a pass over the
+    /// keys' leading two octets up to radix 64, three up to radix 256 (32 keys to a compare), then
+    /// ranks the at most four keys of a lane that share them against each other; above radix 256 it
+    /// searches their 16-bit quarters (sixteen to a compare), and with SSE2 or NEON their quarters
+    /// (eight). Where the AES loop lays out the keys' two leading octets as planes (radices 17 to
+    /// 255, 32 or 64 lanes, each value starting a block), it searches those, 32 lanes to a compare,
+    /// then reads the leading words of the at most four (radix 64) or five keys of a lane that
+    /// share them in a pass over every value and ranks them against each other. The exceptions: a
+    /// tie of a value's leading 64 bits with another's, which happens with probability below
+    /// n²/2^(64 − log2 n) per step (about 2^-44 for n = 100), compares the two values in full (over
+    /// planes with AVX-512 also a key of rank x whose 64 leading bits are all ones, below n·2^-56);
+    /// one message from radix 48 (32 on CPUs with AVX-512 other than AMD's Zen) to 256, more than
+    /// five keys that share the leading 16 bits of the key of rank x, with probability below C(n,
+    /// 6)·2^-80 per step (2^-41 at 256; with AVX-512 more than eight, below C(n, 9)·2^-128, 2^-74
+    /// at 256), make the search go on over all four quarters; and in lockstep with AVX2 up to radix
+    /// 256, more keys of a lane that share those two or three leading octets than are ranked, with
     /// probability below C(n, 5)·2^-64 per step up to radix 64 (2^-41 at 64), C(n, 5)·2^-96 above
     /// (2^-62 at 256), or over planes C(n, 6)·2^-80 (2^-41 at 255), make its chunk of eight lanes
     /// search over all the keys' bits. None exceeds 2^-40 per step at any radix up to 256, the
@@ -201,35 +205,34 @@ pub(crate) fn mask(condition: bool) -> u64 {
 /// built ([`OneMessage::detect`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct OneMessage {
-    /// The radix from which the key of rank x is searched for after the chain rather than each
-    /// key ranked as it arrives.
+    /// The radix from which whole keys are no longer ranked as they arrive: from there the key
+    /// of rank x is found by its leading 16 bits, ranked as they arrive ([`OneMessage::leads`])
+    /// or searched for after the chain.
     pub searched_radix: u32,
     /// AVX-512's search over the step's keys, where the CPU has it; else the search over the
     /// leading quarters kept as the keys arrive, on 128-bit vectors.
     pub wide: Option<WideSearch>,
-    /// Where the CPU has it, AVX-512's ranking of the keys' leading 16 bits as they arrive
-    /// ([`LeadRanks`]), from the radix searched from to
-    /// [`RANKED_RADIX`](constant_time::RANKED_RADIX), in place of its search after the chain.
+    /// On AMD's Zen 3 to Zen 5 cores, the ranking of the keys' leading 16 bits as they arrive
+    /// ([`LeadRanks`], AVX2), from the radix searched from to
+    /// [`RANKED_RADIX`](constant_time::RANKED_RADIX), in place of a search after the chain.
     pub leads: Option<RankedLeads>,
 }
 
 impl OneMessage {
-    /// For this CPU. Ranking on arrival hides behind the chain up to larger radices on AMD's
-    /// Zen cores (CPU families 25 and 26) than on Intel's Xeons, and AVX-512's search costs
-    /// less than the 128-bit one; on Zen 4 and Zen 5, ranking the keys' leading bits on arrival
-    /// costs less than either from radix 48 on. BENCHMARKS.md has the figures.
+    /// For this CPU. On AMD's Zen cores (CPU families 25 and 26), ranking the keys' leading 16
+    /// bits as they arrive hides behind the chain and costs less than either search after it,
+    /// from radix 48 on (whole keys ranked below); on an Intel Xeon with AVX-512, its search
+    /// cost less than ranking on arrival from radix 32 on. BENCHMARKS.md has the figures.
     pub(crate) fn detect() -> OneMessage {
         let (wide, zen) = (WideSearch::detect(), zen());
         let searched_radix = match (zen, wide) {
-            (true, Some(_)) => SEARCHED_RADIX,
-            (true, None) => constant_time::SEARCHED_RADIX_ZEN,
             (false, Some(_)) => constant_time::SEARCHED_RADIX_WIDE,
-            (false, None) => SEARCHED_RADIX,
+            _ => SEARCHED_RADIX,
         };
         OneMessage {
             searched_radix,
             wide,
-            leads: RankedLeads::detect().filter(|_| zen && wide.is_some()),
+            leads: RankedLeads::detect().filter(|_| zen),
         }
     }
 }
@@ -288,21 +291,49 @@ impl WideSearch {
     }
 }
 
-/// Proof that this CPU ranks one message's leading 16 bits as its keys arrive and picks π(x)
-/// from those ranks (`avx512::rank_lead`, `avx512::pick_ranked_lead`): only
+/// Proof that this CPU ranks one message's leading 16 bits as its keys arrive
+/// (`avx2::rank_lead`) and picks π(x) from those ranks: with AVX-512's gather and ranking of the
+/// keys that share the leading bits found (`avx512::pick_ranked_lead`) where the CPU has VBMI2,
+/// else from the lead of rank x (`avx2::lead_of_rank`) and a gather with masks. Only
 /// [`RankedLeads::detect`] makes one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct RankedLeads(
-    #[cfg(target_arch = "x86_64")] avx512::LeadRank,
-    #[cfg(not(target_arch = "x86_64"))] core::convert::Infallible,
-);
+pub(crate) struct RankedLeads {
+    #[cfg(target_arch = "x86_64")]
+    rank: avx2::LeadRank,
+    #[cfg(target_arch = "x86_64")]
+    pick: Option<avx512::LeadPick>,
+    #[cfg(not(target_arch = "x86_64"))]
+    never: core::convert::Infallible,
+}
 
 impl RankedLeads {
     pub(crate) fn detect() -> Option<RankedLeads> {
         #[cfg(target_arch = "x86_64")]
-        return avx512::LeadRank::detect().map(RankedLeads);
+        return avx2::LeadRank::detect().map(|rank| RankedLeads {
+            rank,
+            pick: avx512::LeadPick::detect(),
+        });
         #[cfg(not(target_arch = "x86_64"))]
         None
+    }
+
+    /// Without AVX-512's pick, as on a CPU that lacks it.
+    #[cfg(test)]
+    pub(crate) fn without_wide_pick(self) -> RankedLeads {
+        #[cfg(target_arch = "x86_64")]
+        return RankedLeads { pick: None, ..self };
+        #[cfg(not(target_arch = "x86_64"))]
+        self
+    }
+
+    /// Whether AVX-512 picks π(x) from the ranks ([`RankedLeads::pick_ranked_lead`]); else
+    /// [`RankedLeads::lead_of_rank`] finds the leading bits the pick gathers by.
+    #[inline(always)]
+    pub(crate) fn picks_wide(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return self.pick.is_some();
+        #[cfg(not(target_arch = "x86_64"))]
+        match self.never {}
     }
 
     /// Keeps key `j` of a step (keys arrive in order) and ranks its leading 16 bits against the
@@ -310,15 +341,49 @@ impl RankedLeads {
     #[inline(always)]
     pub(crate) fn rank_lead(self, ranked: &mut LeadRanks, j: usize, key: u64) {
         #[cfg(target_arch = "x86_64")]
-        self.0.rank_lead(ranked, j, key);
+        self.rank.rank_lead(ranked, j, key);
         #[cfg(not(target_arch = "x86_64"))]
         {
             let _ = (ranked, j, key);
-            match self.0 {}
+            match self.never {}
         }
     }
 
-    /// [`WideSearch::pick`] from what [`RankedLeads::rank_lead`] kept of all of `keys`.
+    /// How many of the `n` keys whose leads were ranked lie below the leading 16 bits of the
+    /// key of rank `x`, and how many share them.
+    #[inline(always)]
+    pub(crate) fn lead_of_rank(self, ranked: &LeadRanks, n: usize, x: u32) -> (u32, u32) {
+        #[cfg(target_arch = "x86_64")]
+        return self.rank.lead_of_rank(ranked, n, x);
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (ranked, n, x);
+            match self.never {}
+        }
+    }
+
+    /// The `shared` keys (at most [`GATHERED`](constant_time::GATHERED)) of `keys` ranked
+    /// `first` on by their leading bits ranked on arrival, in the first slots, the others all
+    /// ones.
+    #[inline(always)]
+    pub(crate) fn gather_ranked(
+        self,
+        keys: &[u64],
+        ranked: &LeadRanks,
+        first: u32,
+        shared: u32,
+    ) -> [u64; constant_time::GATHERED] {
+        #[cfg(target_arch = "x86_64")]
+        return self.rank.gather_ranked(keys, ranked, first, shared);
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (keys, ranked, first, shared);
+            match self.never {}
+        }
+    }
+
+    /// [`WideSearch::pick`] from what [`RankedLeads::rank_lead`] kept of all of `keys`, by
+    /// AVX-512 where [`RankedLeads::picks_wide`] (else `None`, as if too many shared the lead).
     #[inline(always)]
     pub(crate) fn pick_ranked_lead(
         self,
@@ -328,11 +393,13 @@ impl RankedLeads {
         x: u32,
     ) -> Option<(u64, bool)> {
         #[cfg(target_arch = "x86_64")]
-        return self.0.pick_ranked_lead(layout, keys, ranked, x);
+        return self
+            .pick
+            .and_then(|pick| pick.pick_ranked_lead(layout, keys, ranked, x));
         #[cfg(not(target_arch = "x86_64"))]
         {
             let _ = (layout, keys, ranked, x);
-            match self.0 {}
+            match self.never {}
         }
     }
 }

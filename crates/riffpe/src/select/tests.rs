@@ -18,9 +18,10 @@ pub(crate) mod per_lane {
     extern crate std;
 
     use super::group::noise_from;
-    use crate::select::constant_time::LARGEST_SEARCHED_RADIX;
+    use crate::select::constant_time::{Arrivals, LARGEST_SEARCHED_RADIX, LeadRanks};
     use crate::select::{
-        KeyLayout, MAX_BUCKETS, Quarters, RANKED_RADIX, Ranks, SLOTS, Selection, Slotted,
+        KeyLayout, MAX_BUCKETS, Quarters, RANKED_RADIX, RankedLeads, Ranks, SLOTS, Selection,
+        Slotted,
     };
     use proptest::prelude::*;
     use std::vec::Vec;
@@ -60,6 +61,8 @@ pub(crate) mod per_lane {
             let mut counts = [0u64; MAX_BUCKETS];
             let mut ranks = Ranks::new();
             let mut quarters = Quarters::new();
+            let mut leads = LeadRanks::new();
+            let ranking = RankedLeads::detect();
             for x in 0..n as u32 {
                 let k = pi[x as usize];
                 // Fast selection with keys counted (lockstep) and filed (one message).
@@ -105,18 +108,29 @@ pub(crate) mod per_lane {
                 }
                 if n as u32 <= RANKED_RADIX {
                     // Constant-time π from ranks kept as the keys arrive (one message, below radix
-                    // 32, 48, 64 or 80 as the CPU picks), and from the keys' quarters searched
-                    // after the chain (at every radix here, though the engine takes one by the
-                    // radix). One `Ranks` and one `Quarters` for every x, as in the engine: the
-                    // quarters start from `reset`, the ranks from what the last x left.
+                    // 32 or 48 as the CPU picks), from the leading bits ranked as they arrive
+                    // (where the CPU has AVX2), and from the keys' quarters searched after the
+                    // chain (at every radix here, though the engine takes one by the radix and
+                    // CPU). One `Ranks`, `LeadRanks` and `Quarters` for every x, as in the engine:
+                    // the leads and quarters start from `reset`, the ranks from what the last x
+                    // left.
                     let ranked = (n as u32) < LARGEST_SEARCHED_RADIX;
                     quarters.reset(n);
+                    leads.reset(n);
                     for (j, key) in keys[..n].iter_mut().enumerate() {
                         *key = layout.key(&keystream, j);
                         if ranked {
                             layout.rank_arrival(*key, j, &mut ranks);
                         }
+                        if let Some(ranking) = ranking {
+                            ranking.rank_lead(&mut leads, j, *key);
+                        }
                         quarters.set(j, *key);
+                    }
+                    for ranking in ranking.into_iter().flat_map(|r| [r, r.without_wide_pick()]) {
+                        let mut arrivals = Arrivals::LeadsRanked(ranking, &mut leads);
+                        let forward = layout.pick_arrived(&keystream, &keys, &mut arrivals, x);
+                        prop_assert_eq!(forward, k, "π({}) leads ranked, n {}, b {}", x, n, b);
                     }
                     if ranked {
                         let forward = layout.pick_ranked(&keystream, &keys, &mut ranks, x);

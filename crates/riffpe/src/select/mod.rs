@@ -140,8 +140,8 @@ pub enum Selection {
     /// Elsewhere they are searched for after the chain, bit by bit: with AVX-512 those of the keys,
     /// 32 to a compare, two bits a pass, after which the at most eight keys that share them are
     /// gathered into one vector and ranked against each other; else over the leading 16-bit
-    /// quarters kept as the keys arrive, sixteen keys to a pair of 128-bit vectors (SSE2, NEON; 2
-    /// KiB of stack), then the at most five keys that share that quarter are gathered in a masked
+    /// quarters kept as the keys arrive, sixteen keys to a pair of 128-bit vectors (SSE2, NEON;
+    /// 2 KiB of stack), then the at most five keys that share that quarter are gathered in a masked
     /// pass and ranked against each other; above radix 256 two bits a pass over whole keys. In
     /// lockstep on x86-64 and aarch64 with radices up to 32 767, the group kernel's constant-time
     /// passes select for eight lanes at a time. Encryption with AVX2 searches a bit a pass over the
@@ -156,14 +156,14 @@ pub enum Selection {
     /// n²/2^(64 − log2 n) per step (about 2^-44 for n = 100), compares the two values in full (over
     /// planes with AVX-512 also a key of rank x whose 64 leading bits are all ones, below n·2^-56);
     /// one message from radix 48 (32 on CPUs with AVX-512 other than AMD's Zen) to 256, more than
-    /// five keys that share the leading 16 bits of the key of rank x, with probability below C(n,
-    /// 6)·2^-80 per step (2^-41 at 256; with AVX-512 more than eight, below C(n, 9)·2^-128, 2^-74
-    /// at 256), make the search go on over all four quarters; and in lockstep with AVX2 up to radix
-    /// 256, more keys of a lane that share those two or three leading octets than are ranked, with
-    /// probability below C(n, 5)·2^-64 per step up to radix 64 (2^-41 at 64), C(n, 5)·2^-96 above
-    /// (2^-62 at 256), or over planes C(n, 6)·2^-80 (2^-41 at 255), make its chunk of eight lanes
-    /// search over all the keys' bits. None exceeds 2^-40 per step at any radix up to 256, the
-    /// default range.
+    /// five keys that share the leading 16 bits of the key of rank x, with probability below
+    /// C(n, 6)·2^-80 per step (2^-41 at 256; with AVX-512 more than eight, below C(n, 9)·2^-128,
+    /// 2^-74 at 256), make the search go on over all four quarters; and in lockstep with AVX2 up to
+    /// radix 256, more keys of a lane that share those two or three leading octets than are ranked,
+    /// with probability below C(n, 5)·2^-64 per step up to radix 64 (2^-41 at 64), C(n, 5)·2^-96
+    /// above (2^-62 at 256), or over planes C(n, 6)·2^-80 (2^-41 at 255), make its chunk of eight
+    /// lanes search over all the keys' bits. None exceeds 2^-40 per step at any radix up to 256,
+    /// the default range.
     ConstantTime,
 }
 

@@ -478,7 +478,7 @@ impl KeyLayout {
 
     /// π(x) from the leading 16 bits of all `n` keys ranked as they arrived (`ranked`): the keys
     /// that share those of the key ranked x are gathered, by AVX-512 where it picks
-    /// ([`RankedLeads::picks_wide`], at most eight), else with masks (at most [`GATHERED`]), and
+    /// ([`RankedLeads::pick_ranked_lead`], at most eight), else with masks (at most [`GATHERED`]), and
     /// ranked against each other. If more share them, π(x) is picked as
     /// [`KeyLayout::forward_constant_time`] picks it; if the key found shares its leading bits
     /// with another, with whole values compared.
@@ -492,15 +492,15 @@ impl KeyLayout {
         x: u32,
     ) -> u32 {
         let keys = &keys[..self.n as usize];
-        let found = if leads.picks_wide() {
-            leads.pick_ranked_lead(self, keys, ranked, x)
-        } else {
-            let (below, shared) = leads.lead_of_rank(ranked, keys.len(), x);
-            (shared <= GATHERED as u32).then(|| {
-                let slots = leads.gather_ranked(keys, ranked, below, shared);
-                self.rank_slots(&slots, x - below)
-            })
-        };
+        let found = leads
+            .pick_ranked_lead(self, keys, ranked, x)
+            .unwrap_or_else(|| {
+                let (below, shared) = leads.lead_of_rank(ranked, keys.len(), x);
+                (shared <= GATHERED as u32).then(|| {
+                    let slots = leads.gather_ranked(keys, ranked, below, shared);
+                    self.rank_slots(&slots, x - below)
+                })
+            });
         self.picked(found, keystream, keys, x)
     }
 
@@ -818,12 +818,9 @@ mod tests {
                     slots[..sharing.len()].copy_from_slice(&sharing);
                     prop_assert_eq!(ranking.gather_ranked(&keys, &ranked, below, shared), slots);
                 }
-                if let Some(wide) = WideSearch::detect().filter(|_| ranking.picks_wide()) {
-                    prop_assert_eq!(
-                        ranking.pick_ranked_lead(&layout, &keys, &ranked, x),
-                        wide.pick(&layout, &keys, x),
-                        "rank {} of {}", x, n
-                    );
+                let picked = ranking.pick_ranked_lead(&layout, &keys, &ranked, x);
+                if let (Some(wide), Some(picked)) = (WideSearch::detect(), picked) {
+                    prop_assert_eq!(picked, wide.pick(&layout, &keys, x), "rank {} of {}", x, n);
                 }
                 for ranking in [ranking, ranking.without_wide_pick()] {
                     let mut arrivals = Arrivals::LeadsRanked(ranking, &mut ranked);

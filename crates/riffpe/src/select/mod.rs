@@ -326,16 +326,6 @@ impl RankedLeads {
         self
     }
 
-    /// Whether AVX-512 picks π(x) from the ranks ([`RankedLeads::pick_ranked_lead`]); else
-    /// [`RankedLeads::lead_of_rank`] finds the leading bits the pick gathers by.
-    #[inline(always)]
-    pub(crate) fn picks_wide(self) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        return self.pick.is_some();
-        #[cfg(not(target_arch = "x86_64"))]
-        match self.never {}
-    }
-
     /// Keeps key `j` of a step (keys arrive in order) and ranks its leading 16 bits against the
     /// earlier keys' ([`LeadRanks`]).
     #[inline(always)]
@@ -383,7 +373,7 @@ impl RankedLeads {
     }
 
     /// [`WideSearch::pick`] from what [`RankedLeads::rank_lead`] kept of all of `keys`, by
-    /// AVX-512 where [`RankedLeads::picks_wide`] (else `None`, as if too many shared the lead).
+    /// AVX-512; `None` where the CPU lacks its pick (VBMI2).
     #[inline(always)]
     pub(crate) fn pick_ranked_lead(
         self,
@@ -391,11 +381,11 @@ impl RankedLeads {
         keys: &[u64],
         ranked: &LeadRanks,
         x: u32,
-    ) -> Option<(u64, bool)> {
+    ) -> Option<Option<(u64, bool)>> {
         #[cfg(target_arch = "x86_64")]
         return self
             .pick
-            .and_then(|pick| pick.pick_ranked_lead(layout, keys, ranked, x));
+            .map(|pick| pick.pick_ranked_lead(layout, keys, ranked, x));
         #[cfg(not(target_arch = "x86_64"))]
         {
             let _ = (layout, keys, ranked, x);

@@ -478,8 +478,8 @@ impl KeyLayout {
 
     /// π(x) from the leading 16 bits of all `n` keys ranked as they arrived (`ranked`): the keys
     /// that share those of the key ranked x are gathered, by AVX-512 where it picks
-    /// ([`RankedLeads::pick_ranked_lead`], at most eight), else with masks (at most [`GATHERED`]), and
-    /// ranked against each other. If more share them, π(x) is picked as
+    /// ([`RankedLeads::pick_ranked_lead`], at most eight), else with masks (at most
+    /// [`GATHERED`]), and ranked against each other. If more share them, π(x) is picked as
     /// [`KeyLayout::forward_constant_time`] picks it; if the key found shares its leading bits
     /// with another, with whole values compared.
     #[inline(always)]

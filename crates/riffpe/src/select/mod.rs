@@ -373,7 +373,8 @@ impl RankedLeads {
     }
 
     /// [`WideSearch::pick`] from what [`RankedLeads::rank_lead`] kept of all of `keys`, by
-    /// AVX-512; `None` where the CPU lacks its pick (VBMI2).
+    /// AVX-512; `None` where the CPU lacks its pick (VBMI2). Inside, `None` where more keys share
+    /// the lead of the key ranked x than the pick gathers.
     #[inline(always)]
     pub(crate) fn pick_ranked_lead(
         self,

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
-use riffpe_format::{Alphabet, BulkError, Format, FormatCipher, Luhn, Security};
+use riffpe_format::{Alphabet, BulkError, BulkScratch, Format, FormatCipher, Luhn, Security};
 
 use crate::engine::{Direction, RowError, Threads};
 
@@ -141,15 +141,18 @@ impl StringCipher {
         direction: Direction,
         threads: Threads,
     ) -> Result<Vec<String>, RowError> {
-        let many = |chunk: &[S]| match direction {
-            Direction::Encrypt => self.0.encrypt_many(chunk),
-            Direction::Decrypt => self.0.decrypt_many(chunk),
+        let many = |scratch: &mut BulkScratch, chunk: &[S]| match direction {
+            Direction::Encrypt => self.0.encrypt_many_in(chunk, scratch),
+            Direction::Decrypt => self.0.decrypt_many_in(chunk, scratch),
         };
         match threads {
-            Threads::One => many(values).map_err(|e| bulk_error(e, 0)),
+            Threads::One => many(&mut BulkScratch::default(), values).map_err(|e| bulk_error(e, 0)),
             Threads::Pool => {
-                let chunks: Vec<Result<Vec<String>, BulkError>> =
-                    values.par_chunks(CHUNK).map(many).collect();
+                // One scratch for a task's chunks, not fresh buffers (fresh pages) each.
+                let chunks: Vec<Result<Vec<String>, BulkError>> = values
+                    .par_chunks(CHUNK)
+                    .map_init(BulkScratch::default, many)
+                    .collect();
                 let mut out = Vec::with_capacity(values.len());
                 for (i, chunk) in chunks.into_iter().enumerate() {
                     out.extend(chunk.map_err(|e| bulk_error(e, i * CHUNK))?);

@@ -7,12 +7,13 @@
 //! Every other byte, quotes of untouched fields and line endings included, passes through.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 use std::io::{Read, Write};
 
 use anyhow::{Context, Result, anyhow};
 use rayon::prelude::*;
-use riffpe_format::{BulkError, FormatCipher};
+use riffpe_format::{BulkError, BulkScratch, FormatCipher};
 
 use crate::args::ColumnRef;
 use crate::bulk::{LineReader, Source};
@@ -23,8 +24,14 @@ use crate::records::{self, CsvField, Quoting, RecordError, count_lines};
 
 /// The most records in a block.
 pub const BLOCK_RECORDS: usize = 1 << 16;
-/// Records per parallel task: one `encrypt_many` call per column.
+/// Records per parallel task: one `encrypt_many_in` call per column.
 const CHUNK_RECORDS: usize = 1 << 11;
+
+thread_local! {
+    /// Each worker's buffers for the format calls, kept from chunk to chunk: fresh ones for
+    /// every call would be fresh pages from the kernel, faulted in and zeroed.
+    static SCRATCH: RefCell<BulkScratch> = RefCell::default();
+}
 
 /// The bytes that start every context a tweak column makes (see [`row_context`]).
 pub const TWEAK_COLUMN_TAG: &[u8] = b"riffpe-cli/tweak-column\x00";
@@ -417,14 +424,15 @@ impl FormatPipeline<'_> {
         }
 
         let mut tokens: Vec<Vec<String>> = Vec::with_capacity(targets.len());
+        let mut scratch = SCRATCH.with_borrow_mut(std::mem::take);
         for (t, &(index, cipher)) in targets.iter().enumerate() {
             let list = &values[t];
             let done = match columns.tweak {
                 None => {
                     let plain: Vec<&str> = list.iter().map(|(v, _)| v.as_ref()).collect();
                     match self.direction {
-                        Direction::Encrypt => cipher.encrypt_many(&plain),
-                        Direction::Decrypt => cipher.decrypt_many(&plain),
+                        Direction::Encrypt => cipher.encrypt_many_in(&plain, &mut scratch),
+                        Direction::Decrypt => cipher.decrypt_many_in(&plain, &mut scratch),
                     }
                 }
                 Some(_) => {
@@ -433,8 +441,12 @@ impl FormatPipeline<'_> {
                         .map(|(v, r)| (v.as_ref(), contexts[r - first].as_slice()))
                         .collect();
                     match self.direction {
-                        Direction::Encrypt => cipher.encrypt_many_with_contexts(&pairs),
-                        Direction::Decrypt => cipher.decrypt_many_with_contexts(&pairs),
+                        Direction::Encrypt => {
+                            cipher.encrypt_many_with_contexts_in(&pairs, &mut scratch)
+                        }
+                        Direction::Decrypt => {
+                            cipher.decrypt_many_with_contexts_in(&pairs, &mut scratch)
+                        }
                     }
                 }
             };
@@ -453,6 +465,7 @@ impl FormatPipeline<'_> {
                 }
             }
         }
+        SCRATCH.set(scratch);
         if let Some(failure) = refused {
             return Err(failure);
         }

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::engine::{Key, Permutations, Scratch};
-use crate::format::{Direction, Plan, Plans};
+use crate::format::{Direction, Plan, Plans, wipe};
 use crate::{BulkError, Error, Format, Selection};
 
 /// Encrypts and decrypts strings of one [`Format`] under one key.
@@ -180,12 +180,12 @@ impl FormatCipher {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn encrypt_many<S: AsRef<str>>(&self, values: &[S]) -> Result<Vec<String>, BulkError> {
-        self.many(values, Direction::Encrypt)
+        self.encrypt_many_in(values, &mut BulkScratch::default())
     }
 
     /// Decrypts many values; see [`FormatCipher::encrypt_many`].
     pub fn decrypt_many<S: AsRef<str>>(&self, values: &[S]) -> Result<Vec<String>, BulkError> {
-        self.many(values, Direction::Decrypt)
+        self.decrypt_many_in(values, &mut BulkScratch::default())
     }
 
     /// Encrypts many values, each under its own context in place of the cipher's (a row's
@@ -209,11 +209,7 @@ impl FormatCipher {
         &self,
         values: &[(S, C)],
     ) -> Result<Vec<String>, BulkError> {
-        self.many_in(
-            values.len(),
-            |i| (values[i].0.as_ref(), values[i].1.as_ref()),
-            Direction::Encrypt,
-        )
+        self.encrypt_many_with_contexts_in(values, &mut BulkScratch::default())
     }
 
     /// Decrypts many values, each under its own context; see
@@ -222,37 +218,125 @@ impl FormatCipher {
         &self,
         values: &[(S, C)],
     ) -> Result<Vec<String>, BulkError> {
-        self.many_in(
-            values.len(),
-            |i| (values[i].0.as_ref(), values[i].1.as_ref()),
-            Direction::Decrypt,
-        )
+        self.decrypt_many_with_contexts_in(values, &mut BulkScratch::default())
+    }
+
+    /// As [`FormatCipher::encrypt_many`], taking the values apart in `scratch`'s buffers
+    /// rather than in new ones: a caller that runs many calls (chunks of a file, say) keeps one
+    /// [`BulkScratch`] per thread, so that each call allocates only its tokens.
+    ///
+    /// ```
+    /// use riffpe_format::{BulkScratch, Format, FormatCipher};
+    ///
+    /// let cipher = FormatCipher::new(&[0x2b; 16], Format::named("card")?)?;
+    /// let cards = ["4111 1111 1111 1111", "5500-0000-0000-0004", "3400 000000 00009"];
+    /// let mut scratch = BulkScratch::default();
+    /// let mut tokens = Vec::new();
+    /// for chunk in cards.chunks(2) {
+    ///     tokens.extend(cipher.encrypt_many_in(chunk, &mut scratch)?);
+    /// }
+    /// assert_eq!(tokens, cipher.encrypt_many(&cards)?);
+    /// assert_eq!(cipher.decrypt_many_in(&tokens, &mut scratch)?, cards);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn encrypt_many_in<S: AsRef<str>>(
+        &self,
+        values: &[S],
+        scratch: &mut BulkScratch,
+    ) -> Result<Vec<String>, BulkError> {
+        self.many(values, Direction::Encrypt, scratch)
+    }
+
+    /// As [`FormatCipher::decrypt_many`], in `scratch`'s buffers; see
+    /// [`FormatCipher::encrypt_many_in`].
+    pub fn decrypt_many_in<S: AsRef<str>>(
+        &self,
+        values: &[S],
+        scratch: &mut BulkScratch,
+    ) -> Result<Vec<String>, BulkError> {
+        self.many(values, Direction::Decrypt, scratch)
+    }
+
+    /// As [`FormatCipher::encrypt_many_with_contexts`], in `scratch`'s buffers; see
+    /// [`FormatCipher::encrypt_many_in`].
+    pub fn encrypt_many_with_contexts_in<S: AsRef<str>, C: AsRef<[u8]>>(
+        &self,
+        values: &[(S, C)],
+        scratch: &mut BulkScratch,
+    ) -> Result<Vec<String>, BulkError> {
+        self.many_with_contexts(values, Direction::Encrypt, scratch)
+    }
+
+    /// As [`FormatCipher::decrypt_many_with_contexts`], in `scratch`'s buffers; see
+    /// [`FormatCipher::encrypt_many_in`].
+    pub fn decrypt_many_with_contexts_in<S: AsRef<str>, C: AsRef<[u8]>>(
+        &self,
+        values: &[(S, C)],
+        scratch: &mut BulkScratch,
+    ) -> Result<Vec<String>, BulkError> {
+        self.many_with_contexts(values, Direction::Decrypt, scratch)
     }
 
     fn many<S: AsRef<str>>(
         &self,
         values: &[S],
         direction: Direction,
+        scratch: &mut BulkScratch,
     ) -> Result<Vec<String>, BulkError> {
         self.many_in(
             values.len(),
             |i| (values[i].as_ref(), &self.context[..]),
             direction,
+            scratch,
         )
     }
 
+    fn many_with_contexts<S: AsRef<str>, C: AsRef<[u8]>>(
+        &self,
+        values: &[(S, C)],
+        direction: Direction,
+        scratch: &mut BulkScratch,
+    ) -> Result<Vec<String>, BulkError> {
+        self.many_in(
+            values.len(),
+            |i| (values[i].0.as_ref(), values[i].1.as_ref()),
+            direction,
+            scratch,
+        )
+    }
+
+    /// The values' tokens, `scratch` emptied (and wiped) afterwards whatever the outcome.
     fn many_in<'v>(
         &self,
         len: usize,
         value: impl Fn(usize) -> (&'v str, &'v [u8]),
         direction: Direction,
+        scratch: &mut BulkScratch,
     ) -> Result<Vec<String>, BulkError> {
+        let result = self.many_in_buffers(len, value, direction, scratch);
+        scratch.clear();
+        result
+    }
+
+    fn many_in_buffers<'v>(
+        &self,
+        len: usize,
+        value: impl Fn(usize) -> (&'v str, &'v [u8]),
+        direction: Direction,
+        scratch: &mut BulkScratch,
+    ) -> Result<Vec<String>, BulkError> {
+        let BulkScratch {
+            plans,
+            outputs,
+            messages,
+            lockstep,
+        } = scratch;
         // Room for values as long as the first (in bytes, at least its characters).
-        let mut plans = Plans::with_capacity(len, if len > 0 { value(0).0.len() } else { 0 });
+        plans.reserve(len, if len > 0 { value(0).0.len() } else { 0 });
         for index in 0..len {
             let (v, context) = value(index);
             self.format
-                .plan(&mut plans, v, &self.encoding, context, Some(direction))
+                .plan(plans, v, &self.encoding, context, Some(direction))
                 .map_err(|error| BulkError { index, error })?;
         }
         // Shape groups: values sharing radices run in one lockstep call, each under its tweak.
@@ -260,10 +344,8 @@ impl FormatCipher {
         for i in 0..plans.len() {
             groups.entry(plans.get(i).radices).or_default().push(i);
         }
-        let mut scratch = Scratch::default();
         // Every value's digits, back to back, as the plans hold them.
-        let mut outputs = plans.all_digits().to_vec();
-        let mut messages: Vec<u32> = Vec::new();
+        outputs.extend_from_slice(plans.all_digits());
         let mut tweaks: Vec<&[u8]> = Vec::new();
         for (radices, members) in &groups {
             let at = |error| BulkError {
@@ -282,7 +364,7 @@ impl FormatCipher {
                 messages.extend_from_slice(&outputs[plans.digits_of(i)]);
                 tweaks.push(plans.get(i).tweak);
             }
-            fpe.apply_many(&tweaks, &mut messages, direction, &mut scratch)
+            fpe.apply_many(&tweaks, messages, direction, lockstep)
                 .map_err(at)?;
             for (&i, chunk) in members.iter().zip(messages.chunks_exact(radices.len())) {
                 let output = &mut outputs[plans.digits_of(i)];
@@ -297,5 +379,33 @@ impl FormatCipher {
                     .render(&plans.get(i), &outputs[plans.digits_of(i)])
             })
             .collect())
+    }
+}
+
+/// The buffers that [`FormatCipher::encrypt_many_in`] and its siblings take values apart in,
+/// kept between calls so that a run of calls allocates only its tokens: one per thread. Each
+/// call empties them before it returns, wiping the characters and digits they held (with the
+/// `zeroize` feature, the default).
+#[derive(Default)]
+pub struct BulkScratch {
+    plans: Plans,
+    /// Every value's digits, then tokens.
+    outputs: Vec<u32>,
+    /// One shape group's digits, back to back, for its lockstep call.
+    messages: Vec<u32>,
+    lockstep: Scratch,
+}
+
+impl BulkScratch {
+    fn clear(&mut self) {
+        self.plans.clear();
+        wipe(&mut self.outputs);
+        wipe(&mut self.messages);
+    }
+}
+
+impl fmt::Debug for BulkScratch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BulkScratch").finish_non_exhaustive()
     }
 }

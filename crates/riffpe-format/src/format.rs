@@ -84,13 +84,16 @@ pub struct Format {
 }
 
 /// One alphabet character of a value.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Symbol {
     /// Its position in the value, in characters.
     position: usize,
     alphabet: u16,
     digit: u32,
 }
+
+#[cfg(feature = "zeroize")]
+impl zeroize::DefaultIsZeroes for Symbol {}
 
 /// Which way a value goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,22 +148,38 @@ struct Span {
 }
 
 impl Plans {
-    /// The most characters [`Plans::with_capacity`] makes room for.
+    /// The most characters [`Plans::reserve`] makes room for.
     const ROOM: usize = 1 << 20;
 
-    /// Room for `values` values of about `chars` characters each (at most [`MAX_CHARS`] each
-    /// and [`Plans::ROOM`] in all; the buffers grow past it): an overlong value must not make
-    /// the call reserve more than values of the longest allowed length need.
+    /// Room for `values` values of about `chars` characters each.
     pub(crate) fn with_capacity(values: usize, chars: usize) -> Self {
+        let mut plans = Plans::default();
+        plans.reserve(values, chars);
+        plans
+    }
+
+    /// Room for `values` more values of about `chars` characters each (at most [`MAX_CHARS`]
+    /// each and [`Plans::ROOM`] in all; the buffers grow past it): an overlong value must not
+    /// make the call reserve more than values of the longest allowed length need.
+    pub(crate) fn reserve(&mut self, values: usize, chars: usize) {
         let chars = values.saturating_mul(chars.min(MAX_CHARS)).min(Self::ROOM);
-        Plans {
-            chars: Vec::with_capacity(chars),
-            symbols: Vec::with_capacity(chars),
-            radices: Vec::with_capacity(chars),
-            digits: Vec::with_capacity(chars),
-            tweaks: Vec::new(),
-            spans: Vec::with_capacity(values),
-        }
+        self.chars.reserve(chars);
+        self.symbols.reserve(chars);
+        self.radices.reserve(chars);
+        self.digits.reserve(chars);
+        self.spans.reserve(values);
+    }
+
+    /// Forgets every value, their characters and digits wiped first (with the `zeroize`
+    /// feature) since the buffers outlive the call.
+    pub(crate) fn clear(&mut self) {
+        wipe(&mut self.chars);
+        wipe(&mut self.symbols);
+        wipe(&mut self.digits);
+        // A tweak holds the kept characters.
+        wipe(&mut self.tweaks);
+        self.radices.clear();
+        self.spans.clear();
     }
 
     /// Values taken apart so far.
@@ -511,12 +530,22 @@ impl Format {
     }
 
     fn check_domain(&self, radices: &[u32]) -> Result<(), Error> {
-        let values = domain_size(radices);
-        if values < MIN_DOMAIN && !self.allow_small_domain {
-            return Err(Error::DomainTooSmall {
-                values,
-                min: MIN_DOMAIN,
-            });
+        if !self.allow_small_domain {
+            // Only a product below the minimum is needed (a card's reaches it in six digits),
+            // and one below it times a radix fits 64 bits.
+            let mut values = 1u64;
+            for &r in radices {
+                values *= u64::from(r);
+                if u128::from(values) >= MIN_DOMAIN {
+                    break;
+                }
+            }
+            if u128::from(values) < MIN_DOMAIN {
+                return Err(Error::DomainTooSmall {
+                    values: values.into(),
+                    min: MIN_DOMAIN,
+                });
+            }
         }
         // The core encodes a digit index in one byte below radix 256, two below 65 536.
         let max_radix = radices.iter().copied().max().unwrap_or(0);
@@ -536,6 +565,7 @@ impl Format {
 
     /// The digit of `c` in alphabet `a`, and with case folding whether `c` is an upper-case
     /// (`Some(true)`) or lower-case letter.
+    #[inline]
     fn lookup(&self, a: u16, c: char) -> Option<(u32, Option<bool>)> {
         let alphabet = &self.alphabets[usize::from(a)];
         let case = c
@@ -584,7 +614,12 @@ impl Format {
         context: &[u8],
         direction: Option<Direction>,
     ) -> Result<(), Error> {
-        let count = value.chars().take(MAX_CHARS + 1).count();
+        // Most values are ASCII: one byte a character, checked a word at a time.
+        let ascii = value.is_ascii();
+        let count = match ascii {
+            true => value.len(),
+            false => value.chars().take(MAX_CHARS + 1).count(),
+        };
         if count > MAX_CHARS {
             return Err(Error::TooLong {
                 chars: value.chars().count(),
@@ -613,6 +648,7 @@ impl Format {
                     Item::Class(_) => given.next().unwrap_or_default(),
                 }));
             }
+            _ if ascii => plans.chars.extend(value.bytes().map(char::from)),
             _ => plans.chars.extend(value.chars()),
         }
         let chars = &plans.chars[start..];
@@ -857,6 +893,20 @@ impl Format {
         }
         out
     }
+}
+
+/// Empties `buffer`, whose elements are wiped first with the `zeroize` feature.
+#[cfg(feature = "zeroize")]
+pub(crate) fn wipe<T: zeroize::DefaultIsZeroes>(buffer: &mut Vec<T>) {
+    use zeroize::Zeroize;
+    buffer.as_mut_slice().zeroize();
+    buffer.clear();
+}
+
+/// Empties `buffer` (not wiped without the `zeroize` feature).
+#[cfg(not(feature = "zeroize"))]
+pub(crate) fn wipe<T>(buffer: &mut Vec<T>) {
+    buffer.clear();
 }
 
 /// The product of `radices`, saturating.

@@ -20,7 +20,7 @@ mod template;
 mod tweak;
 
 pub use alphabet::{Alphabet, MAX_ALPHABET};
-pub use cipher::FormatCipher;
+pub use cipher::{BulkScratch, FormatCipher};
 pub use error::{BulkError, Error, TemplateError};
 pub use format::{Format, Mapping, Security};
 pub use luhn::Luhn;

@@ -19,17 +19,20 @@ pub(crate) const INVALID_RESIDUE: u8 = 1;
 
 /// Luhn's doubling of a digit: `2d`, minus 9 when over 9.
 fn doubled(d: u32) -> u32 {
-    let t = 2 * d;
-    if t > 9 { t - 9 } else { t }
+    DOUBLED[(d % 10) as usize]
 }
+
+/// [`doubled`] of each digit.
+const DOUBLED: [u32; 10] = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9];
 
 /// The Luhn sum mod 10 of `digits` (most significant first); 0 means the number is valid.
 pub(crate) fn residue(digits: impl DoubleEndedIterator<Item = u32>) -> u8 {
-    let sum: u32 = digits
-        .rev()
-        .enumerate()
-        .map(|(p, d)| if p % 2 == 1 { doubled(d % 10) } else { d % 10 })
-        .sum();
+    let mut sum = 0u32;
+    let mut double = false;
+    for d in digits.rev() {
+        sum += if double { doubled(d) } else { d % 10 };
+        double = !double;
+    }
     (sum % 10) as u8
 }
 
@@ -51,6 +54,13 @@ mod tests {
 
     fn digits(s: &str) -> impl DoubleEndedIterator<Item = u32> + '_ {
         s.bytes().map(|b| u32::from(b - b'0'))
+    }
+
+    #[test]
+    fn doubling_subtracts_nine_past_nine() {
+        for d in 0..10 {
+            assert_eq!(doubled(d), if 2 * d > 9 { 2 * d - 9 } else { 2 * d });
+        }
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Behaviour of each kind of format and of the named ones, on fixed examples.
 
 use riffpe_format::{
-    Alphabet, Error, Format, FormatCipher, Luhn, MAX_CHARS, MIN_DOMAIN, Security, Selection,
-    named_formats,
+    Alphabet, BulkScratch, Error, Format, FormatCipher, Luhn, MAX_CHARS, MIN_DOMAIN, Security,
+    Selection, named_formats,
 };
 
 const KEY: [u8; 16] = [0x2b; 16];
@@ -423,6 +423,40 @@ fn bulk_matches_one_at_a_time() {
     ];
     let tokens = uuid.encrypt_many(&ids).unwrap();
     assert_eq!(uuid.decrypt_many(&tokens).unwrap(), ids);
+}
+
+/// Rows under their own contexts through one kept scratch, call after call, as with fresh
+/// buffers; a refused call in between changes nothing.
+#[test]
+fn bulk_with_contexts_in_a_kept_scratch() {
+    let c = named("ssn");
+    let rows: Vec<(String, Vec<u8>)> = (0..300u32)
+        .map(|i| {
+            (
+                format!("{:03}-45-{:04}", 100 + i, i),
+                vec![b't', (i % 7) as u8],
+            )
+        })
+        .collect();
+    let mut scratch = BulkScratch::default();
+    for chunk in rows.chunks(128) {
+        let tokens = c
+            .encrypt_many_with_contexts_in(chunk, &mut scratch)
+            .unwrap();
+        assert_eq!(tokens, c.encrypt_many_with_contexts(chunk).unwrap());
+        let refused = [("123-45-678x", &b"t"[..])];
+        let err = c.encrypt_many_with_contexts_in(&refused, &mut scratch);
+        assert_eq!(err.unwrap_err().error, Error::InvalidChar { position: 10 });
+        let back: Vec<(&str, &[u8])> = tokens
+            .iter()
+            .zip(chunk)
+            .map(|(t, (_, context))| (t.as_str(), context.as_slice()))
+            .collect();
+        let plain = c
+            .decrypt_many_with_contexts_in(&back, &mut scratch)
+            .unwrap();
+        assert!(plain.iter().zip(chunk).all(|(p, (v, _))| p == v));
+    }
 }
 
 #[test]

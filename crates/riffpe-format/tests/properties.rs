@@ -2,7 +2,7 @@
 //! characters, binding of the shape, bulk equal to single, no panics.
 
 use proptest::prelude::*;
-use riffpe_format::{Alphabet, Format, FormatCipher, Luhn};
+use riffpe_format::{Alphabet, BulkScratch, Format, FormatCipher, Luhn};
 
 const KEY: [u8; 16] = [0x0f; 16];
 
@@ -156,10 +156,22 @@ proptest! {
         match (c.encrypt_many(&values), single) {
             (Ok(many), Ok(one)) => {
                 prop_assert_eq!(&many, &one);
-                prop_assert_eq!(c.decrypt_many(&many).unwrap(), values);
+                prop_assert_eq!(&c.decrypt_many(&many).unwrap(), &values);
             }
             (Err(e), Err(i)) => prop_assert_eq!(e.index, i),
             (a, b) => prop_assert!(false, "bulk {:?} single {:?}", a.is_ok(), b.is_ok()),
+        }
+        // Chunks through one kept scratch, both ways: each as with fresh buffers, also after a
+        // refused one.
+        let mut scratch = BulkScratch::default();
+        for size in [1, 3, 7, values.len()] {
+            for chunk in values.chunks(size) {
+                let tokens = c.encrypt_many_in(chunk, &mut scratch);
+                prop_assert_eq!(&tokens, &c.encrypt_many(chunk));
+                if let Ok(tokens) = tokens {
+                    prop_assert_eq!(c.decrypt_many_in(&tokens, &mut scratch).unwrap(), chunk);
+                }
+            }
         }
     }
 

@@ -565,7 +565,7 @@ impl Format {
 
     /// The digit of `c` in alphabet `a`, and with case folding whether `c` is an upper-case
     /// (`Some(true)`) or lower-case letter.
-    #[inline]
+    #[inline(always)]
     fn lookup(&self, a: u16, c: char) -> Option<(u32, Option<bool>)> {
         let alphabet = &self.alphabets[usize::from(a)];
         let case = c
@@ -855,36 +855,54 @@ impl Format {
 
     /// Puts the value back together with `digits` at the encrypted positions.
     pub(crate) fn render(&self, plan: &Plan<'_>, digits: &[u32]) -> String {
-        let digit = |i: usize, s: &Symbol| match i.checked_sub(plan.encrypted.start) {
-            Some(j) if i < plan.encrypted.end => digits[j],
-            _ => s.digit,
-        };
-        // The Luhn digit, set from all the others.
+        let encrypted = plan.encrypted.clone();
+        // The Luhn digit, set from all the others (its slot follows the encrypted ones).
         let check = plan.luhn.map(|(slot, target)| {
-            let others = plan.symbols.iter().enumerate();
-            let others =
-                luhn::residue(others.map(|(i, s)| if i == slot { 0 } else { digit(i, s) }));
+            let digit = |s: &Symbol| s.digit;
+            let others = plan.symbols[..encrypted.start]
+                .iter()
+                .map(digit)
+                .chain(digits.iter().copied())
+                .chain(core::iter::once(0))
+                .chain(plan.symbols[slot + 1..].iter().map(digit));
+            let others = luhn::residue(others);
             (
                 slot,
                 luhn::solve(others, plan.symbols.len() - 1 - slot, target),
             )
         });
+        // The character of symbol `i` in the output.
+        let symbol_char = |i: usize, s: &Symbol| {
+            let d = match check {
+                Some((slot, d)) if slot == i => d,
+                _ if encrypted.contains(&i) => digits[i - encrypted.start],
+                _ => s.digit,
+            };
+            let c = self.alphabets[usize::from(s.alphabet)].char_at(d);
+            match plan.case {
+                Some(true) => c.to_ascii_uppercase(),
+                Some(false) => c.to_ascii_lowercase(),
+                None => c,
+            }
+        };
+        // Most values and alphabets are ASCII: the value's bytes, each symbol's replaced.
+        if !plan.bare && plan.chars.iter().all(char::is_ascii) {
+            let mut out: Vec<u8> = plan.chars.iter().map(|&c| c as u8).collect();
+            let mut ascii = true;
+            for (i, s) in plan.symbols.iter().enumerate() {
+                let c = symbol_char(i, s);
+                ascii &= c.is_ascii();
+                out[s.position] = c as u8;
+            }
+            if let Some(out) = ascii.then(|| String::from_utf8(out).ok()).flatten() {
+                return out;
+            }
+        }
         let mut symbols = plan.symbols.iter().enumerate().peekable();
         let mut out = String::with_capacity(4 * plan.chars.len());
         for (position, &c) in plan.chars.iter().enumerate() {
             let c = match symbols.next_if(|(_, s)| s.position == position) {
-                Some((i, s)) => {
-                    let d = match check {
-                        Some((slot, d)) if slot == i => d,
-                        _ => digit(i, s),
-                    };
-                    let c = self.alphabets[usize::from(s.alphabet)].char_at(d);
-                    match plan.case {
-                        Some(true) => c.to_ascii_uppercase(),
-                        Some(false) => c.to_ascii_lowercase(),
-                        None => c,
-                    }
-                }
+                Some((i, s)) => symbol_char(i, s),
                 // A literal the value did not have.
                 None if plan.bare => continue,
                 None => c,

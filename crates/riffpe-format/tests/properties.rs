@@ -130,6 +130,26 @@ proptest! {
         }
     }
 
+    /// An alphabet of ASCII and other characters: ASCII values may become values with others
+    /// and back, in bulk as one at a time.
+    #[test]
+    fn alphabet_beyond_ascii_round_trips(
+        values in prop::collection::vec("[0-9ab\u{e9}\u{20ac}-]{8,24}", 1..8),
+    ) {
+        let alphabet = Alphabet::new("0123456789ab\u{e9}\u{20ac}").unwrap();
+        let c = cipher(Format::free_form(alphabet.clone(), "-").unwrap());
+        let Ok(tokens) = c.encrypt_many(&values) else { return Ok(()); };
+        for (value, token) in values.iter().zip(&tokens) {
+            prop_assert_eq!(&c.encrypt(value).unwrap(), token);
+            prop_assert_eq!(value.chars().count(), token.chars().count());
+            for (x, y) in value.chars().zip(token.chars()) {
+                prop_assert_eq!(x == '-', y == '-');
+                prop_assert!(y == '-' || alphabet.index_of(y).is_some());
+            }
+        }
+        prop_assert_eq!(c.decrypt_many(&tokens).unwrap(), values);
+    }
+
     #[test]
     fn uuid_case_kept(hex in "[0-9a-f]{32}", upper in any::<bool>()) {
         let mut value = format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]);

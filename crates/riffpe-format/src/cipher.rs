@@ -163,8 +163,8 @@ impl FormatCipher {
     }
 
     /// Encrypts many values, of one shape or of many: values of equal radices go through the
-    /// core together, each under its own tweak, advancing in lockstep. All values are checked first; the
-    /// first refused one is reported by index and nothing is returned.
+    /// core together, each under its own tweak, advancing in lockstep. All values are checked
+    /// first; the first refused one is reported by index and nothing is returned.
     ///
     /// ```
     /// use riffpe_format::{Format, FormatCipher};
@@ -223,7 +223,8 @@ impl FormatCipher {
 
     /// As [`FormatCipher::encrypt_many`], taking the values apart in `scratch`'s buffers
     /// rather than in new ones: a caller that runs many calls (chunks of a file, say) keeps one
-    /// [`BulkScratch`] per thread, so that each call allocates only its tokens.
+    /// [`BulkScratch`] per thread, so that each call allocates its tokens and a few small
+    /// buffers per shape group, not its large buffers again.
     ///
     /// ```
     /// use riffpe_format::{BulkScratch, Format, FormatCipher};
@@ -383,9 +384,9 @@ impl FormatCipher {
 }
 
 /// The buffers that [`FormatCipher::encrypt_many_in`] and its siblings take values apart in,
-/// kept between calls so that a run of calls allocates only its tokens: one per thread. Each
-/// call empties them before it returns, wiping the characters and digits they held (with the
-/// `zeroize` feature, the default).
+/// kept between calls so that a run of calls does not allocate them again: one per thread. Each
+/// call empties them before it returns, wiping the characters, digits and tweaks they held
+/// (with the `zeroize` feature, the default).
 #[derive(Default)]
 pub struct BulkScratch {
     plans: Plans,

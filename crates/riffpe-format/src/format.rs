@@ -894,7 +894,7 @@ impl Format {
                 ascii &= c.is_ascii();
                 out[s.position] = c as u8;
             }
-            if let Some(out) = ascii.then(|| String::from_utf8(out).ok()).flatten() {
+            if ascii && let Ok(out) = String::from_utf8(out) {
                 return out;
             }
         }

@@ -29,7 +29,8 @@ const CHUNK_RECORDS: usize = 1 << 11;
 
 thread_local! {
     /// Each worker's buffers for the format calls, kept from chunk to chunk: fresh ones for
-    /// every call would be fresh pages from the kernel, faulted in and zeroed.
+    /// every call can be fresh pages from the kernel (glibc's large blocks), faulted in and
+    /// zeroed.
     static SCRATCH: RefCell<BulkScratch> = RefCell::default();
 }
 

@@ -871,38 +871,23 @@ impl Format {
                 luhn::solve(others, plan.symbols.len() - 1 - slot, target),
             )
         });
-        // The character of symbol `i` in the output.
-        let symbol_char = |i: usize, s: &Symbol| {
-            let d = match check {
-                Some((slot, d)) if slot == i => d,
-                _ if encrypted.contains(&i) => digits[i - encrypted.start],
-                _ => s.digit,
-            };
-            let c = self.alphabets[usize::from(s.alphabet)].char_at(d);
-            match plan.case {
-                Some(true) => c.to_ascii_uppercase(),
-                Some(false) => c.to_ascii_lowercase(),
-                None => c,
-            }
-        };
-        // Most values and alphabets are ASCII: the value's bytes, each symbol's replaced.
-        if !plan.bare && plan.chars.iter().all(char::is_ascii) {
-            let mut out: Vec<u8> = plan.chars.iter().map(|&c| c as u8).collect();
-            let mut ascii = true;
-            for (i, s) in plan.symbols.iter().enumerate() {
-                let c = symbol_char(i, s);
-                ascii &= c.is_ascii();
-                out[s.position] = c as u8;
-            }
-            if ascii && let Ok(out) = String::from_utf8(out) {
-                return out;
-            }
-        }
         let mut symbols = plan.symbols.iter().enumerate().peekable();
         let mut out = String::with_capacity(4 * plan.chars.len());
         for (position, &c) in plan.chars.iter().enumerate() {
             let c = match symbols.next_if(|(_, s)| s.position == position) {
-                Some((i, s)) => symbol_char(i, s),
+                Some((i, s)) => {
+                    let d = match check {
+                        Some((slot, d)) if slot == i => d,
+                        _ if encrypted.contains(&i) => digits[i - encrypted.start],
+                        _ => s.digit,
+                    };
+                    let c = self.alphabets[usize::from(s.alphabet)].char_at(d);
+                    match plan.case {
+                        Some(true) => c.to_ascii_uppercase(),
+                        Some(false) => c.to_ascii_lowercase(),
+                        None => c,
+                    }
+                }
                 // A literal the value did not have.
                 None if plan.bare => continue,
                 None => c,

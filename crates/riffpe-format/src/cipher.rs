@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::engine::{Key, Permutations, Scratch};
-use crate::format::{Direction, Plan, Plans, wipe};
+use crate::format::{Direction, Plan, Plans, trim, wipe};
 use crate::{BulkError, Error, Format, Selection};
 
 /// Encrypts and decrypts strings of one [`Format`] under one key.
@@ -386,7 +386,8 @@ impl FormatCipher {
 /// The buffers that [`FormatCipher::encrypt_many_in`] and its siblings take values apart in,
 /// kept between calls so that a run of calls does not allocate them again: one per thread. Each
 /// call empties them before it returns, wiping the characters, digits and tweaks they held
-/// (with the `zeroize` feature, the default).
+/// (with the `zeroize` feature, the default), and gives back room beyond 2^20 characters (about
+/// 40 MB), so that a call of very long values does not leave its peak held by every thread.
 #[derive(Default)]
 pub struct BulkScratch {
     plans: Plans,
@@ -398,15 +399,65 @@ pub struct BulkScratch {
 }
 
 impl BulkScratch {
+    /// Empties and wipes the buffers, keeping room for at most [`Plans::ROOM`] characters.
     fn clear(&mut self) {
         self.plans.clear();
         wipe(&mut self.outputs);
         wipe(&mut self.messages);
+        trim(&mut self.outputs, Plans::ROOM);
+        trim(&mut self.messages, Plans::ROOM);
     }
 }
 
 impl fmt::Debug for BulkScratch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BulkScratch").finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    /// The largest room of the scratch's per-character buffers, and its room for values.
+    fn room(scratch: &BulkScratch) -> (usize, usize) {
+        let (chars, values) = scratch.plans.room();
+        let own = scratch.outputs.capacity().max(scratch.messages.capacity());
+        (chars.max(own), values)
+    }
+
+    /// A call of very long values gives back what it took beyond the room kept between calls,
+    /// refused or not; a call of short values keeps its room for the next.
+    #[test]
+    fn a_kept_scratch_gives_back_room_beyond_its_bound() {
+        let cipher = FormatCipher::new(&[0x2b; 16], Format::named("digits").unwrap()).unwrap();
+        let mut scratch = BulkScratch::default();
+
+        let cards = ["4111111111111111"; 100];
+        let tokens = cipher.encrypt_many_in(&cards, &mut scratch).unwrap();
+        let (chars, values) = room(&scratch);
+        assert!(chars >= 100 * 16 && values >= 100, "{chars}, {values}");
+
+        // Planned in full (taking more characters than the bound), then refused.
+        let values = Plans::ROOM / 256 + 100;
+        let mut long = vec![String::from("1").repeat(256); values];
+        long.push(String::from("12x4"));
+        let error = cipher.encrypt_many_in(&long, &mut scratch).unwrap_err();
+        assert_eq!(error.index, values, "{error:?}");
+        let (chars, _) = room(&scratch);
+        assert!(chars <= Plans::ROOM, "{chars}");
+
+        // More values than the room kept for values.
+        let mut many = vec!["1234567"; Plans::ROOM_VALUES + 1_000];
+        many.push("12x4");
+        assert!(cipher.encrypt_many_in(&many, &mut scratch).is_err());
+        let (_, values) = room(&scratch);
+        assert!(values <= Plans::ROOM_VALUES, "{values}");
+
+        assert_eq!(
+            cipher.decrypt_many_in(&tokens, &mut scratch).unwrap(),
+            cards
+        );
     }
 }

@@ -148,8 +148,11 @@ struct Span {
 }
 
 impl Plans {
-    /// The most characters [`Plans::reserve`] makes room for.
-    const ROOM: usize = 1 << 20;
+    /// The most characters [`Plans::reserve`] makes room for, and the most that the buffers
+    /// keep room for between calls ([`Plans::clear`]).
+    pub(crate) const ROOM: usize = 1 << 20;
+    /// The most values whose places the buffers keep room for between calls.
+    pub(crate) const ROOM_VALUES: usize = 1 << 14;
 
     /// Room for `values` values of about `chars` characters each.
     pub(crate) fn with_capacity(values: usize, chars: usize) -> Self {
@@ -171,7 +174,9 @@ impl Plans {
     }
 
     /// Forgets every value, their characters and digits wiped first (with the `zeroize`
-    /// feature) since the buffers outlive the call.
+    /// feature) since the buffers outlive the call; room beyond [`Plans::ROOM`] characters
+    /// and [`Plans::ROOM_VALUES`] values is given back, so that a call of very long values
+    /// does not leave its peak held until the buffers are dropped.
     pub(crate) fn clear(&mut self) {
         wipe(&mut self.chars);
         wipe(&mut self.symbols);
@@ -180,6 +185,25 @@ impl Plans {
         wipe(&mut self.tweaks);
         self.radices.clear();
         self.spans.clear();
+        trim(&mut self.chars, Self::ROOM);
+        trim(&mut self.symbols, Self::ROOM);
+        trim(&mut self.digits, Self::ROOM);
+        trim(&mut self.tweaks, Self::ROOM);
+        trim(&mut self.radices, Self::ROOM);
+        trim(&mut self.spans, Self::ROOM_VALUES);
+    }
+
+    /// The room the buffers hold: the most elements of a per-character buffer, and values.
+    #[cfg(test)]
+    pub(crate) fn room(&self) -> (usize, usize) {
+        let chars = [
+            self.chars.capacity(),
+            self.symbols.capacity(),
+            self.digits.capacity(),
+            self.tweaks.capacity(),
+            self.radices.capacity(),
+        ];
+        (chars.into_iter().max().unwrap_or(0), self.spans.capacity())
     }
 
     /// Values taken apart so far.
@@ -910,6 +934,13 @@ pub(crate) fn wipe<T: zeroize::DefaultIsZeroes>(buffer: &mut Vec<T>) {
 #[cfg(not(feature = "zeroize"))]
 pub(crate) fn wipe<T>(buffer: &mut Vec<T>) {
     buffer.clear();
+}
+
+/// Gives back an empty `buffer`'s room beyond `most` elements.
+pub(crate) fn trim<T>(buffer: &mut Vec<T>, most: usize) {
+    if buffer.capacity() > most {
+        buffer.shrink_to(most);
+    }
 }
 
 /// The product of `radices`, saturating.

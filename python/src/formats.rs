@@ -1,5 +1,6 @@
 //! Every call into `riffpe-format`: strings of a named format, a template or an alphabet.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
@@ -7,9 +8,27 @@ use riffpe_format::{Alphabet, BulkError, BulkScratch, Format, FormatCipher, Luhn
 
 use crate::engine::{Direction, RowError, Threads};
 
-/// Strings per rayon task: enough for each shape group to fill the lockstep lanes, few enough
-/// that two cores share a million values evenly.
+/// The most strings per format call (a rayon task's, or one of the calling thread's in turn):
+/// enough for each shape group to fill the lockstep lanes, few enough that a call's buffers
+/// stay in cache.
 const CHUNK: usize = 4096;
+/// The fewest strings per rayon task, when fewer than [`CHUNK`] share the threads more evenly.
+const MIN_CHUNK: usize = 512;
+
+thread_local! {
+    /// Each thread's buffers for the format calls, kept from call to call (a Spark task makes
+    /// one per Arrow batch): fresh ones every call can be fresh pages, faulted in and zeroed.
+    static SCRATCH: RefCell<BulkScratch> = RefCell::default();
+}
+
+/// `work` in this thread's kept [`BulkScratch`], taken out for the call so that nothing else
+/// on the thread can find it borrowed.
+fn in_scratch<T>(work: impl FnOnce(&mut BulkScratch) -> T) -> T {
+    let mut scratch = SCRATCH.with_borrow_mut(std::mem::take);
+    let out = work(&mut scratch);
+    SCRATCH.set(scratch);
+    out
+}
 
 /// Where a format comes from: exactly one of these.
 pub enum Definition {
@@ -141,25 +160,33 @@ impl StringCipher {
         direction: Direction,
         threads: Threads,
     ) -> Result<Vec<String>, RowError> {
-        let many = |scratch: &mut BulkScratch, chunk: &[S]| match direction {
-            Direction::Encrypt => self.0.encrypt_many_in(chunk, scratch),
-            Direction::Decrypt => self.0.decrypt_many_in(chunk, scratch),
+        let many = |chunk: &[S]| {
+            in_scratch(|scratch| match direction {
+                Direction::Encrypt => self.0.encrypt_many_in(chunk, scratch),
+                Direction::Decrypt => self.0.decrypt_many_in(chunk, scratch),
+            })
         };
+        let mut out = Vec::with_capacity(values.len());
         match threads {
-            Threads::One => many(&mut BulkScratch::default(), values).map_err(|e| bulk_error(e, 0)),
-            Threads::Pool => {
-                // One scratch for a task's chunks, not fresh buffers (fresh pages) each.
-                let chunks: Vec<Result<Vec<String>, BulkError>> = values
-                    .par_chunks(CHUNK)
-                    .map_init(BulkScratch::default, many)
-                    .collect();
-                let mut out = Vec::with_capacity(values.len());
-                for (i, chunk) in chunks.into_iter().enumerate() {
-                    out.extend(chunk.map_err(|e| bulk_error(e, i * CHUNK))?);
+            Threads::One => {
+                for (i, chunk) in values.chunks(CHUNK).enumerate() {
+                    out.extend(many(chunk).map_err(|e| bulk_error(e, i * CHUNK))?);
                 }
-                Ok(out)
+            }
+            Threads::Pool => {
+                // About four tasks a thread: a batch of a few chunks is not left to one thread.
+                let size = values
+                    .len()
+                    .div_ceil(4 * rayon::current_num_threads())
+                    .clamp(MIN_CHUNK, CHUNK);
+                let chunks: Vec<Result<Vec<String>, BulkError>> =
+                    values.par_chunks(size).map(many).collect();
+                for (i, chunk) in chunks.into_iter().enumerate() {
+                    out.extend(chunk.map_err(|e| bulk_error(e, i * size))?);
+                }
             }
         }
+        Ok(out)
     }
 }
 

@@ -174,6 +174,18 @@ def test_parallel_chunks_equal_one_thread():
     assert fc.decrypt_strings(one, threads=2) == values
 
 
+@pytest.mark.parametrize("threads", [1, None, 2])
+def test_refused_value_far_into_a_batch_is_named_by_its_row(threads):
+    values = [f"555-010-{i % 10_000:04d}" for i in range(20_000)]
+    values[13_001] = "555-O10-0000"
+    values[17_500] = "555-010-000x"
+    before = list(values)
+    with pytest.raises(ValueError, match=r"^row 13001: the 5th character ") as e:
+        CIPHERS["phone"].encrypt_strings(values, threads=threads)
+    assert "O" not in str(e.value)
+    assert values == before
+
+
 def test_numpy_arrays():
     fc = CIPHERS["ssn"]
     values = np.array(["123-45-6789", "000-00-0000", "999-99-9999"])

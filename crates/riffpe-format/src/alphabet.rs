@@ -252,6 +252,11 @@ impl Alphabet {
             .map(|i| self.sorted[i].1)
     }
 
+    /// The most bytes a character of the alphabet takes in UTF-8 (its largest code point's).
+    pub(crate) fn max_utf8(&self) -> usize {
+        self.sorted.last().map_or(1, |&(c, _)| c.len_utf8())
+    }
+
     /// The character of digit `d`.
     pub(crate) fn char_at(&self, d: u32) -> char {
         // Digits come from `index_of` or from RiffpeX below this radix.

@@ -5,7 +5,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::engine::{Key, Permutations, Scratch};
+use crate::engine::{Key, Permutations, Scratch, Tweaks};
 use crate::format::{Direction, Plan, Plans, trim, wipe};
 use crate::{BulkError, Error, Format, Selection};
 
@@ -331,6 +331,9 @@ impl FormatCipher {
             outputs,
             messages,
             lockstep,
+            by_tweak,
+            batch,
+            shared,
         } = scratch;
         // Room for values as long as the first (in bytes, at least its characters).
         plans.reserve(len, if len > 0 { value(0).0.len() } else { 0 });
@@ -340,7 +343,8 @@ impl FormatCipher {
                 .plan(plans, v, &self.encoding, context, Some(direction))
                 .map_err(|error| BulkError { index, error })?;
         }
-        // Shape groups: values sharing radices run in one lockstep call, each under its tweak.
+        let plans = &*plans;
+        // Shape groups: values sharing radices run through one RiffpeX object, in lockstep.
         let mut groups: BTreeMap<&[u32], Vec<usize>> = BTreeMap::new();
         for i in 0..plans.len() {
             groups.entry(plans.get(i).radices).or_default().push(i);
@@ -348,30 +352,65 @@ impl FormatCipher {
         // Every value's digits, back to back, as the plans hold them.
         outputs.extend_from_slice(plans.all_digits());
         let mut tweaks: Vec<&[u8]> = Vec::new();
+        // One lockstep call over `batch` (values of one radix vector, `width` digits each),
+        // under one tweak set up once or each under its own; the digits back in `outputs`.
+        let mut run = |fpe: &Permutations, width: usize, batch: &[usize], one: Option<&[u8]>| {
+            messages.clear();
+            messages.reserve(batch.len() * width);
+            for &i in batch {
+                messages.extend_from_slice(&outputs[plans.digits_of(i)]);
+            }
+            let batch_tweaks = match one {
+                Some(tweak) => Tweaks::Shared(tweak),
+                None => {
+                    tweaks.clear();
+                    tweaks.extend(batch.iter().map(|&i| plans.get(i).tweak));
+                    Tweaks::Each(&tweaks)
+                }
+            };
+            fpe.apply_many(batch_tweaks, messages, direction, lockstep)
+                .map_err(|error| (None, error))?;
+            for (&i, chunk) in batch.iter().zip(messages.chunks_exact(width)) {
+                let output = &mut outputs[plans.digits_of(i)];
+                output.copy_from_slice(chunk);
+                self.walk(&plans.get(i), fpe, output, direction)
+                    .map_err(|error| (Some(i), error))?;
+            }
+            Ok(())
+        };
         for (radices, members) in &groups {
-            let at = |error| BulkError {
-                index: members[0],
+            // A refusal of the whole call is reported at the group's first value.
+            let at = |(index, error): (Option<usize>, Error)| BulkError {
+                index: index.unwrap_or(members[0]),
                 error,
             };
             let fpe = self
                 .key
                 .permutations(radices, self.bytes_per_value, self.selection)
-                .map_err(at)?;
-            messages.clear();
-            messages.reserve(members.len() * radices.len());
-            tweaks.clear();
-            tweaks.reserve(members.len());
-            for &i in members {
-                messages.extend_from_slice(&outputs[plans.digits_of(i)]);
-                tweaks.push(plans.get(i).tweak);
+                .map_err(|error| at((None, error)))?;
+            let width = radices.len();
+            if plans.shared_tweaks() == 0 {
+                run(&fpe, width, members, None).map_err(at)?;
+                continue;
             }
-            fpe.apply_many(&tweaks, messages, direction, lockstep)
-                .map_err(at)?;
-            for (&i, chunk) in members.iter().zip(messages.chunks_exact(radices.len())) {
-                let output = &mut outputs[plans.digits_of(i)];
-                output.copy_from_slice(chunk);
-                self.walk(&plans.get(i), &fpe, output, direction)
-                    .map_err(|error| BulkError { index: i, error })?;
+            // Values of one tweak (a shape without kept characters, one context) share its
+            // set-up, a lane set or the whole group at a time; the others run each under its own.
+            by_tweak.clear();
+            by_tweak.extend(members.iter().map(|&i| (plans.tweak_start(i), i)));
+            by_tweak.sort_unstable();
+            batch.clear();
+            for same in by_tweak.chunk_by(|a, b| a.0 == b.0) {
+                if same.len() < fpe.lanes() && same.len() < members.len() {
+                    batch.extend(same.iter().map(|&(_, i)| i));
+                    continue;
+                }
+                shared.clear();
+                shared.extend(same.iter().map(|&(_, i)| i));
+                let tweak = plans.get(shared[0]).tweak;
+                run(&fpe, width, shared, Some(tweak)).map_err(at)?;
+            }
+            if !batch.is_empty() {
+                run(&fpe, width, batch, None).map_err(at)?;
             }
         }
         Ok((0..plans.len())
@@ -393,9 +432,15 @@ pub struct BulkScratch {
     plans: Plans,
     /// Every value's digits, then tokens.
     outputs: Vec<u32>,
-    /// One shape group's digits, back to back, for its lockstep call.
+    /// One lockstep call's digits, back to back.
     messages: Vec<u32>,
     lockstep: Scratch,
+    /// A shape group's values (indices) by where their tweaks lie.
+    by_tweak: Vec<(usize, usize)>,
+    /// Values of a shape group that run each under its own tweak.
+    batch: Vec<usize>,
+    /// Values of a shape group that share one tweak.
+    shared: Vec<usize>,
 }
 
 impl BulkScratch {
@@ -406,6 +451,12 @@ impl BulkScratch {
         wipe(&mut self.messages);
         trim(&mut self.outputs, Plans::ROOM);
         trim(&mut self.messages, Plans::ROOM);
+        for indices in [&mut self.batch, &mut self.shared] {
+            indices.clear();
+            trim(indices, Plans::ROOM_VALUES);
+        }
+        self.by_tweak.clear();
+        trim(&mut self.by_tweak, Plans::ROOM_VALUES);
     }
 }
 

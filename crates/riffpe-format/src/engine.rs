@@ -38,6 +38,15 @@ impl Key {
 /// One RiffpeX object: the permutations of one radix vector.
 pub(crate) struct Permutations(RiffpeX<Vec<u32>>);
 
+/// The tweaks of a lockstep call's messages.
+#[derive(Clone, Copy)]
+pub(crate) enum Tweaks<'a> {
+    /// One for every message.
+    Shared(&'a [u8]),
+    /// One per message, in message order.
+    Each(&'a [&'a [u8]]),
+}
+
 /// Reusable lockstep scratch.
 #[derive(Default)]
 pub(crate) struct Scratch(ScratchBuf);
@@ -58,17 +67,25 @@ impl Permutations {
         .map_err(|e| core_error(e.into()))
     }
 
-    /// Encrypts or decrypts messages stored back to back, each under its own tweak, in
-    /// lockstep.
+    /// How many messages a lockstep call advances together on this CPU.
+    pub(crate) fn lanes(&self) -> usize {
+        self.0.lanes()
+    }
+
+    /// Encrypts or decrypts messages stored back to back, in lockstep: under one tweak, set up
+    /// once, or each under its own.
     pub(crate) fn apply_many(
         &self,
-        tweaks: &[&[u8]],
+        tweaks: Tweaks<'_>,
         messages: &mut [u32],
         direction: Direction,
         scratch: &mut Scratch,
     ) -> Result<(), Error> {
         scratch.0.reserve(self.0.lockstep_scratch_size());
-        let tweak = Tweak::PerMessage(tweaks);
+        let tweak = match tweaks {
+            Tweaks::Shared(tweak) => Tweak::Bytes(tweak),
+            Tweaks::Each(tweaks) => Tweak::PerMessage(tweaks),
+        };
         let scratch = &mut scratch.0.scratch();
         match direction {
             Direction::Encrypt => self.0.encrypt_with(tweak, messages, scratch),

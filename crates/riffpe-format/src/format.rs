@@ -116,6 +116,8 @@ pub(crate) struct Plan<'a> {
     bare: bool,
     /// With case folding: `Some(true)` for an upper-case value, `Some(false)` lower case.
     case: Option<bool>,
+    /// The value's length in bytes.
+    bytes: usize,
     pub(crate) radices: &'a [u32],
     pub(crate) digits: &'a [u32],
     pub(crate) tweak: &'a [u8],
@@ -131,6 +133,8 @@ pub(crate) struct Plans {
     digits: Vec<u32>,
     tweaks: Vec<u8>,
     spans: Vec<Span>,
+    /// Values whose tweak lies where an earlier value's does ([`Plans::share_tweak`]).
+    shared_tweaks: usize,
 }
 
 /// Where one value's parts lie in the buffers of [`Plans`].
@@ -145,6 +149,7 @@ struct Span {
     luhn: Option<(usize, u8)>,
     bare: bool,
     case: Option<bool>,
+    bytes: usize,
 }
 
 impl Plans {
@@ -185,6 +190,7 @@ impl Plans {
         wipe(&mut self.tweaks);
         self.radices.clear();
         self.spans.clear();
+        self.shared_tweaks = 0;
         trim(&mut self.chars, Self::ROOM);
         trim(&mut self.symbols, Self::ROOM);
         trim(&mut self.digits, Self::ROOM);
@@ -206,6 +212,46 @@ impl Plans {
         (chars.into_iter().max().unwrap_or(0), self.spans.capacity())
     }
 
+    /// Where the tweak just built from `start` lies: where the same bytes already lie for one of
+    /// the last two values (a shape repeated, or two alternating) and the new copy wiped, else
+    /// where it was built. Values whose tweaks lie at one place can share its set-up.
+    fn share_tweak(&mut self, start: usize) -> core::ops::Range<usize> {
+        let tweaks = &self.tweaks;
+        let built = &tweaks[start..];
+        // Tweaks of one format differ at their ends (kept characters, context) if at all.
+        fn tail(t: &[u8]) -> &[u8] {
+            &t[t.len().saturating_sub(8)..]
+        }
+        let same = self
+            .spans
+            .iter()
+            .rev()
+            .take(2)
+            .map(|s| s.tweak.clone())
+            .find(|r| {
+                let earlier = &tweaks[r.clone()];
+                earlier.len() == built.len() && tail(earlier) == tail(built) && earlier == built
+            });
+        match same {
+            Some(earlier) => {
+                wipe_from(&mut self.tweaks, start);
+                self.shared_tweaks += 1;
+                earlier
+            }
+            None => start..self.tweaks.len(),
+        }
+    }
+
+    /// How many values' tweaks lie where an earlier value's does.
+    pub(crate) fn shared_tweaks(&self) -> usize {
+        self.shared_tweaks
+    }
+
+    /// Where value `i`'s tweak lies: values whose tweaks start at one place have one tweak.
+    pub(crate) fn tweak_start(&self, i: usize) -> usize {
+        self.spans[i].tweak.start
+    }
+
     /// Values taken apart so far.
     pub(crate) fn len(&self) -> usize {
         self.spans.len()
@@ -221,6 +267,7 @@ impl Plans {
             luhn: span.luhn,
             bare: span.bare,
             case: span.case,
+            bytes: span.bytes,
             radices: &self.radices[span.radices.clone()],
             digits: &self.digits[span.digits.clone()],
             tweak: &self.tweaks[span.tweak.clone()],
@@ -773,16 +820,18 @@ impl Format {
             encoding,
             context,
         );
+        let tweak = plans.share_tweak(tweak_start);
         plans.spans.push(Span {
             chars: start..plans.chars.len(),
             symbols: symbols_start..plans.symbols.len(),
             radices: radices_start..plans.radices.len(),
             digits: digits_start..plans.digits.len(),
-            tweak: tweak_start..plans.tweaks.len(),
+            tweak,
             encrypted,
             luhn,
             bare,
             case,
+            bytes: value.len(),
         });
         Ok(())
     }
@@ -896,7 +945,14 @@ impl Format {
             )
         });
         let mut symbols = plan.symbols.iter().enumerate().peekable();
-        let mut out = String::with_capacity(4 * plan.chars.len());
+        // Each character of the value kept or in a character of at most `widest` bytes.
+        let widest = self
+            .alphabets
+            .iter()
+            .map(Alphabet::max_utf8)
+            .max()
+            .unwrap_or(1);
+        let mut out = String::with_capacity(plan.bytes + plan.symbols.len() * (widest - 1));
         for (position, &c) in plan.chars.iter().enumerate() {
             let c = match symbols.next_if(|(_, s)| s.position == position) {
                 Some((i, s)) => {
@@ -936,6 +992,20 @@ pub(crate) fn wipe<T>(buffer: &mut Vec<T>) {
     buffer.clear();
 }
 
+/// Shortens `buffer` to `len` elements, those after wiped first with the `zeroize` feature.
+#[cfg(feature = "zeroize")]
+fn wipe_from<T: zeroize::DefaultIsZeroes>(buffer: &mut Vec<T>, len: usize) {
+    use zeroize::Zeroize;
+    buffer[len..].zeroize();
+    buffer.truncate(len);
+}
+
+/// Shortens `buffer` to `len` elements (not wiped without the `zeroize` feature).
+#[cfg(not(feature = "zeroize"))]
+fn wipe_from<T>(buffer: &mut Vec<T>, len: usize) {
+    buffer.truncate(len);
+}
+
 /// Gives back an empty `buffer`'s room beyond `most` elements.
 pub(crate) fn trim<T>(buffer: &mut Vec<T>, most: usize) {
     if buffer.capacity() > most {
@@ -953,6 +1023,41 @@ pub(crate) fn domain_size(radices: &[u32]) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A value whose tweak equals one of the last two values' points at those bytes, its own
+    /// copy dropped; any other keeps its own.
+    #[test]
+    fn a_repeated_tweak_is_kept_once() {
+        let format = Format::named("phone").unwrap();
+        let encoding = format.encoding();
+        let values = [
+            "555-010-0000",
+            "(555) 010-1111",
+            "555-010-2222",
+            "555.010.3333",
+            "555-010-4444",
+        ];
+        let mut plans = Plans::default();
+        for v in values {
+            format
+                .plan(&mut plans, v, &encoding, b"", Some(Direction::Encrypt))
+                .unwrap();
+        }
+        let starts: Vec<usize> = (0..values.len()).map(|i| plans.tweak_start(i)).collect();
+        assert_eq!(starts[2], starts[0]);
+        assert_eq!(starts[4], starts[0]);
+        assert!(starts[1] != starts[0] && starts[3] != starts[0] && starts[3] != starts[1]);
+        assert_eq!(plans.shared_tweaks(), 2);
+        let alone = |v| {
+            let plans = format.plan_one(v, &encoding, b"", Some(Direction::Encrypt));
+            plans.unwrap().get(0).tweak.to_vec()
+        };
+        for (i, v) in values.iter().enumerate() {
+            assert_eq!(plans.get(i).tweak, alone(v));
+        }
+        let kept = [0, 1, 3].map(|i| alone(values[i]).len());
+        assert_eq!(plans.tweaks.len(), kept.iter().sum::<usize>());
+    }
 
     /// A value refused halfway through (its radices kept, then a domain too small) adds no
     /// value, and the next value's parts come out as if planned alone.

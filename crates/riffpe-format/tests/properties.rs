@@ -195,6 +195,50 @@ proptest! {
         }
     }
 
+    /// Runs of values of one shape and context (long enough for their tweak to be set up once
+    /// for a lockstep call, or not), alternating with another shape or not, under two contexts:
+    /// in bulk as one at a time, both ways.
+    #[test]
+    fn bulk_of_repeated_shapes_equals_single(
+        runs in prop::collection::vec((0usize..4, 0u8..2, 1usize..150), 1..6),
+        alternate in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        // The first two give tweaks of one length that differ only inside.
+        let shapes = ["ddd-ddd-dddd", "ddd.ddd.dddd", "(ddd) ddd-dddd", "+dd ddd ddd dddd"];
+        let mut x = seed | 1;
+        let mut digit = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from(b'0' + (x % 10) as u8)
+        };
+        let mut rows: Vec<(String, [u8; 2])> = Vec::new();
+        for &(shape, context, len) in &runs {
+            for k in 0..len {
+                let shape = if alternate && k % 2 == 1 { (shape + 1) % 4 } else { shape };
+                let value = shapes[shape].chars().map(|c| if c == 'd' { digit() } else { c });
+                rows.push((value.collect(), [b'c', context]));
+            }
+        }
+        let c = cipher(Format::named("phone").unwrap());
+        let under = [b"c\0", b"c\x01"].map(|context| cipher(Format::named("phone").unwrap()).context(context));
+        let tokens = c.encrypt_many_with_contexts(&rows).unwrap();
+        for ((value, context), token) in rows.iter().zip(&tokens) {
+            prop_assert_eq!(&under[usize::from(context[1])].encrypt(value).unwrap(), token);
+        }
+        let back: Vec<(&str, [u8; 2])> = tokens.iter().zip(&rows).map(|(t, r)| (t.as_str(), r.1)).collect();
+        let plain = c.decrypt_many_with_contexts(&back).unwrap();
+        prop_assert!(plain.iter().zip(&rows).all(|(p, (v, _))| p == v));
+
+        let values: Vec<&str> = rows.iter().map(|(v, _)| v.as_str()).collect();
+        let tokens = c.encrypt_many(&values).unwrap();
+        for (value, token) in values.iter().zip(&tokens) {
+            prop_assert_eq!(&c.encrypt(value).unwrap(), token);
+        }
+        prop_assert_eq!(c.decrypt_many(&tokens).unwrap(), values);
+    }
+
     #[test]
     fn ssn_with_or_without_dashes(values in prop::collection::vec(("[0-9]{9}", any::<bool>()), 1..20)) {
         let c = cipher(Format::named("ssn").unwrap());

@@ -331,7 +331,7 @@ impl FormatCipher {
             outputs,
             messages,
             lockstep,
-            by_tweak,
+            counts,
             batch,
             shared,
         } = scratch;
@@ -395,19 +395,37 @@ impl FormatCipher {
             }
             // Values of one tweak (a shape without kept characters, one context) share its
             // set-up, a lane set or the whole group at a time; the others run each under its own.
-            by_tweak.clear();
-            by_tweak.extend(members.iter().map(|&i| (plans.tweak_start(i), i)));
-            by_tweak.sort_unstable();
-            batch.clear();
-            for same in by_tweak.chunk_by(|a, b| a.0 == b.0) {
-                if same.len() < fpe.lanes() && same.len() < members.len() {
-                    batch.extend(same.iter().map(|&(_, i)| i));
-                    continue;
+            // Counted by tweak, then placed tweak by tweak in `shared`.
+            let least = fpe.lanes().min(members.len());
+            counts.clear();
+            counts.resize(plans.distinct_tweaks(), 0);
+            for &i in members {
+                counts[plans.tweak_id(i)] += 1;
+            }
+            // Each shared tweak's first place in `shared`.
+            let mut places = 0;
+            for count in counts.iter_mut() {
+                let n = core::mem::replace(count, NOT_SHARED);
+                if n >= least {
+                    *count = places;
+                    places += n;
                 }
-                shared.clear();
-                shared.extend(same.iter().map(|&(_, i)| i));
-                let tweak = plans.get(shared[0]).tweak;
-                run(&fpe, width, shared, Some(tweak)).map_err(at)?;
+            }
+            shared.clear();
+            shared.resize(places, 0);
+            batch.clear();
+            for &i in members {
+                match &mut counts[plans.tweak_id(i)] {
+                    &mut NOT_SHARED => batch.push(i),
+                    place => {
+                        shared[*place] = i;
+                        *place += 1;
+                    }
+                }
+            }
+            for same in shared.chunk_by(|&a, &b| plans.tweak_id(a) == plans.tweak_id(b)) {
+                let tweak = plans.get(same[0]).tweak;
+                run(&fpe, width, same, Some(tweak)).map_err(at)?;
             }
             if !batch.is_empty() {
                 run(&fpe, width, batch, None).map_err(at)?;
@@ -422,6 +440,9 @@ impl FormatCipher {
     }
 }
 
+/// In [`BulkScratch::counts`]: a tweak whose values run each under its own.
+const NOT_SHARED: usize = usize::MAX;
+
 /// The buffers that [`FormatCipher::encrypt_many_in`] and its siblings take values apart in,
 /// kept between calls so that a run of calls does not allocate them again: one per thread. Each
 /// call empties them before it returns, wiping the characters, digits and tweaks they held
@@ -435,8 +456,8 @@ pub struct BulkScratch {
     /// One lockstep call's digits, back to back.
     messages: Vec<u32>,
     lockstep: Scratch,
-    /// A shape group's values (indices) by where their tweaks lie.
-    by_tweak: Vec<(usize, usize)>,
+    /// A shape group's values of each tweak id, then where the next goes in `shared`.
+    counts: Vec<usize>,
     /// Values of a shape group that run each under its own tweak.
     batch: Vec<usize>,
     /// Values of a shape group that share one tweak.
@@ -455,8 +476,8 @@ impl BulkScratch {
             indices.clear();
             trim(indices, Plans::ROOM_VALUES);
         }
-        self.by_tweak.clear();
-        trim(&mut self.by_tweak, Plans::ROOM_VALUES);
+        self.counts.clear();
+        trim(&mut self.counts, Plans::ROOM_VALUES);
     }
 }
 

@@ -133,6 +133,10 @@ pub(crate) struct Plans {
     digits: Vec<u32>,
     tweaks: Vec<u8>,
     spans: Vec<Span>,
+    /// The last few distinct tweaks, most recently used first: `(id, where it lies)`.
+    recent: Vec<(usize, core::ops::Range<usize>)>,
+    /// Distinct tweaks kept so far: the next one's id.
+    distinct_tweaks: usize,
     /// Values whose tweak lies where an earlier value's does ([`Plans::share_tweak`]).
     shared_tweaks: usize,
 }
@@ -145,6 +149,8 @@ struct Span {
     radices: core::ops::Range<usize>,
     digits: core::ops::Range<usize>,
     tweak: core::ops::Range<usize>,
+    /// Values of one id have one tweak ([`Plans::share_tweak`]).
+    tweak_id: usize,
     encrypted: core::ops::Range<usize>,
     luhn: Option<(usize, u8)>,
     bare: bool,
@@ -190,6 +196,8 @@ impl Plans {
         wipe(&mut self.tweaks);
         self.radices.clear();
         self.spans.clear();
+        self.recent.clear();
+        self.distinct_tweaks = 0;
         self.shared_tweaks = 0;
         trim(&mut self.chars, Self::ROOM);
         trim(&mut self.symbols, Self::ROOM);
@@ -212,34 +220,40 @@ impl Plans {
         (chars.into_iter().max().unwrap_or(0), self.spans.capacity())
     }
 
-    /// Where the tweak just built from `start` lies: where the same bytes already lie for one of
-    /// the last two values (a shape repeated, or two alternating) and the new copy wiped, else
-    /// where it was built. Values whose tweaks lie at one place can share its set-up.
-    fn share_tweak(&mut self, start: usize) -> core::ops::Range<usize> {
+    /// How many distinct tweaks [`Plans::share_tweak`] remembers: a column's few shapes.
+    const RECENT: usize = 4;
+
+    /// The id of the tweak just built from `start`, and where it lies: those of a recent
+    /// distinct tweak with the same bytes (the new copy wiped), else a new id and where it was
+    /// built. Values of one id share one tweak, and may share its set-up.
+    fn share_tweak(&mut self, start: usize) -> (usize, core::ops::Range<usize>) {
         let tweaks = &self.tweaks;
         let built = &tweaks[start..];
         // Tweaks of one format differ at their ends (kept characters, context) if at all.
-        fn tail(t: &[u8]) -> &[u8] {
-            &t[t.len().saturating_sub(8)..]
+        fn tail(t: &[u8]) -> u64 {
+            let mut last = [0; 8];
+            let n = t.len().min(8);
+            last[..n].copy_from_slice(&t[t.len() - n..]);
+            u64::from_le_bytes(last)
         }
-        let same = self
-            .spans
-            .iter()
-            .rev()
-            .take(2)
-            .map(|s| s.tweak.clone())
-            .find(|r| {
-                let earlier = &tweaks[r.clone()];
-                earlier.len() == built.len() && tail(earlier) == tail(built) && earlier == built
-            });
-        match same {
-            Some(earlier) => {
+        let hit = self.recent.iter().position(|(_, r)| {
+            let earlier = &tweaks[r.clone()];
+            earlier.len() == built.len() && tail(earlier) == tail(built) && earlier == built
+        });
+        match hit {
+            Some(k) => {
                 wipe_from(&mut self.tweaks, start);
                 self.shared_tweaks += 1;
-                earlier
+                self.recent[..=k].rotate_right(1);
             }
-            None => start..self.tweaks.len(),
+            None => {
+                self.recent.truncate(Self::RECENT - 1);
+                let id = self.distinct_tweaks;
+                self.distinct_tweaks += 1;
+                self.recent.insert(0, (id, start..self.tweaks.len()));
+            }
         }
+        self.recent[0].clone()
     }
 
     /// How many values' tweaks lie where an earlier value's does.
@@ -247,9 +261,14 @@ impl Plans {
         self.shared_tweaks
     }
 
-    /// Where value `i`'s tweak lies: values whose tweaks start at one place have one tweak.
-    pub(crate) fn tweak_start(&self, i: usize) -> usize {
-        self.spans[i].tweak.start
+    /// How many distinct tweak ids the values have: ids are below it.
+    pub(crate) fn distinct_tweaks(&self) -> usize {
+        self.distinct_tweaks
+    }
+
+    /// The id of value `i`'s tweak: values of one id have one tweak.
+    pub(crate) fn tweak_id(&self, i: usize) -> usize {
+        self.spans[i].tweak_id
     }
 
     /// Values taken apart so far.
@@ -820,13 +839,14 @@ impl Format {
             encoding,
             context,
         );
-        let tweak = plans.share_tweak(tweak_start);
+        let (tweak_id, tweak) = plans.share_tweak(tweak_start);
         plans.spans.push(Span {
             chars: start..plans.chars.len(),
             symbols: symbols_start..plans.symbols.len(),
             radices: radices_start..plans.radices.len(),
             digits: digits_start..plans.digits.len(),
             tweak,
+            tweak_id,
             encrypted,
             luhn,
             bare,
@@ -1024,8 +1044,9 @@ pub(crate) fn domain_size(radices: &[u32]) -> u128 {
 mod tests {
     use super::*;
 
-    /// A value whose tweak equals one of the last two values' points at those bytes, its own
-    /// copy dropped; any other keeps its own.
+    /// A value whose tweak equals one of the last four distinct tweaks takes its id and points
+    /// at its bytes, its own copy dropped; any other gets a new id and keeps its own, and the
+    /// least recent of five is forgotten.
     #[test]
     fn a_repeated_tweak_is_kept_once() {
         let format = Format::named("phone").unwrap();
@@ -1035,7 +1056,10 @@ mod tests {
             "(555) 010-1111",
             "555-010-2222",
             "555.010.3333",
-            "555-010-4444",
+            "+1 555 010 4444",
+            "555-010-5555",
+            "555 010 6666",
+            "(555) 010-7777",
         ];
         let mut plans = Plans::default();
         for v in values {
@@ -1043,11 +1067,10 @@ mod tests {
                 .plan(&mut plans, v, &encoding, b"", Some(Direction::Encrypt))
                 .unwrap();
         }
-        let starts: Vec<usize> = (0..values.len()).map(|i| plans.tweak_start(i)).collect();
-        assert_eq!(starts[2], starts[0]);
-        assert_eq!(starts[4], starts[0]);
-        assert!(starts[1] != starts[0] && starts[3] != starts[0] && starts[3] != starts[1]);
+        let ids: Vec<usize> = (0..values.len()).map(|i| plans.tweak_id(i)).collect();
+        assert_eq!(ids, [0, 1, 0, 2, 3, 0, 4, 5]);
         assert_eq!(plans.shared_tweaks(), 2);
+        assert_eq!(plans.distinct_tweaks(), 6);
         let alone = |v| {
             let plans = format.plan_one(v, &encoding, b"", Some(Direction::Encrypt));
             plans.unwrap().get(0).tweak.to_vec()
@@ -1055,7 +1078,7 @@ mod tests {
         for (i, v) in values.iter().enumerate() {
             assert_eq!(plans.get(i).tweak, alone(v));
         }
-        let kept = [0, 1, 3].map(|i| alone(values[i]).len());
+        let kept = [0, 1, 3, 4, 6, 7].map(|i| alone(values[i]).len());
         assert_eq!(plans.tweaks.len(), kept.iter().sum::<usize>());
     }
 

@@ -395,34 +395,8 @@ impl FormatCipher {
             }
             // Values of one tweak (a shape without kept characters, one context) share its
             // set-up, a lane set or the whole group at a time; the others run each under its own.
-            // Counted by tweak, then placed tweak by tweak in `shared`.
             let least = fpe.lanes().min(members.len());
-            counts.clear();
-            counts.resize(plans.distinct_tweaks(), 0);
-            for &i in members {
-                counts[plans.tweak_id(i)] += 1;
-            }
-            // Each shared tweak's first place in `shared`.
-            let mut places = 0;
-            for count in counts.iter_mut() {
-                let n = core::mem::replace(count, NOT_SHARED);
-                if n >= least {
-                    *count = places;
-                    places += n;
-                }
-            }
-            shared.clear();
-            shared.resize(places, 0);
-            batch.clear();
-            for &i in members {
-                match &mut counts[plans.tweak_id(i)] {
-                    &mut NOT_SHARED => batch.push(i),
-                    place => {
-                        shared[*place] = i;
-                        *place += 1;
-                    }
-                }
-            }
+            split_by_tweak(plans, members, least, counts, shared, batch);
             for same in shared.chunk_by(|&a, &b| plans.tweak_id(a) == plans.tweak_id(b)) {
                 let tweak = plans.get(same[0]).tweak;
                 run(&fpe, width, same, Some(tweak)).map_err(at)?;
@@ -440,8 +414,46 @@ impl FormatCipher {
     }
 }
 
-/// In [`BulkScratch::counts`]: a tweak whose values run each under its own.
-const NOT_SHARED: usize = usize::MAX;
+/// Splits a shape group's `members` (value indices, ascending) by tweak: the values of each
+/// tweak that at least `least` of them have go to `shared`, tweak by tweak, in order; the others
+/// to `each`. `counts` is working room, a slot per tweak id.
+fn split_by_tweak(
+    plans: &Plans,
+    members: &[usize],
+    least: usize,
+    counts: &mut Vec<usize>,
+    shared: &mut Vec<usize>,
+    each: &mut Vec<usize>,
+) {
+    // A tweak whose values run each under its own.
+    const NOT_SHARED: usize = usize::MAX;
+    counts.clear();
+    counts.resize(plans.distinct_tweaks(), 0);
+    for &i in members {
+        counts[plans.tweak_id(i)] += 1;
+    }
+    // Each shared tweak's first place in `shared`, after the tweaks of lower ids.
+    let mut places = 0;
+    for count in counts.iter_mut() {
+        let n = core::mem::replace(count, NOT_SHARED);
+        if n >= least {
+            *count = places;
+            places += n;
+        }
+    }
+    shared.clear();
+    shared.resize(places, 0);
+    each.clear();
+    for &i in members {
+        match &mut counts[plans.tweak_id(i)] {
+            &mut NOT_SHARED => each.push(i),
+            place => {
+                shared[*place] = i;
+                *place += 1;
+            }
+        }
+    }
+}
 
 /// The buffers that [`FormatCipher::encrypt_many_in`] and its siblings take values apart in,
 /// kept between calls so that a run of calls does not allocate them again: one per thread. Each
@@ -497,6 +509,44 @@ mod tests {
         let (chars, values) = scratch.plans.room();
         let own = scratch.outputs.capacity().max(scratch.messages.capacity());
         (chars.max(own), values)
+    }
+
+    /// Values of tweaks that enough values share go to `shared`, tweak by tweak in order of
+    /// first use and in value order within; the others to `each`, in value order.
+    #[test]
+    fn a_group_is_split_by_tweak() {
+        let format = Format::named("phone").unwrap();
+        let encoding = format.encoding();
+        // Tweak ids 0, 1, 0, 2, 1, 0, 3.
+        let values = [
+            "555-010-0000",
+            "(555) 010-0001",
+            "555-010-0002",
+            "555.010.0003",
+            "(555) 010-0004",
+            "555-010-0005",
+            "555 010 0006",
+        ];
+        let mut plans = Plans::default();
+        for v in values {
+            format
+                .plan(&mut plans, v, &encoding, b"", Some(Direction::Encrypt))
+                .unwrap();
+        }
+        let (mut counts, mut shared, mut each) = (Vec::new(), Vec::new(), Vec::new());
+        let all: Vec<usize> = (0..values.len()).collect();
+        split_by_tweak(&plans, &all, 2, &mut counts, &mut shared, &mut each);
+        assert_eq!(
+            (&shared[..], &each[..]),
+            (&[0, 2, 5, 1, 4][..], &[3, 6][..])
+        );
+        split_by_tweak(&plans, &all, 3, &mut counts, &mut shared, &mut each);
+        assert_eq!(
+            (&shared[..], &each[..]),
+            (&[0, 2, 5][..], &[1, 3, 4, 6][..])
+        );
+        split_by_tweak(&plans, &[1, 3, 4], 2, &mut counts, &mut shared, &mut each);
+        assert_eq!((&shared[..], &each[..]), (&[1, 4][..], &[3][..]));
     }
 
     /// A call of very long values gives back what it took beyond the room kept between calls,

@@ -163,8 +163,9 @@ impl FormatCipher {
     }
 
     /// Encrypts many values, of one shape or of many: values of equal radices go through the
-    /// core together, each under its own tweak, advancing in lockstep. All values are checked
-    /// first; the first refused one is reported by index and nothing is returned.
+    /// core together, each under its own tweak, advancing in lockstep (values of one tweak set
+    /// it up once). All values are checked first; the first refused one is reported by index
+    /// and nothing is returned.
     ///
     /// ```
     /// use riffpe_format::{Format, FormatCipher};

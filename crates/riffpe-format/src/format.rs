@@ -133,8 +133,10 @@ pub(crate) struct Plans {
     digits: Vec<u32>,
     tweaks: Vec<u8>,
     spans: Vec<Span>,
-    /// The last few distinct tweaks, most recently used first: `(id, where it lies)`.
-    recent: Vec<(usize, core::ops::Range<usize>)>,
+    /// The last few distinct tweaks, most recently used first: `(id, where it lies)`, the
+    /// first `recent_len` of them.
+    recent: [(usize, core::ops::Range<usize>); Plans::RECENT],
+    recent_len: usize,
     /// Distinct tweaks kept so far: the next one's id.
     distinct_tweaks: usize,
     /// Values whose tweak lies where an earlier value's does ([`Plans::share_tweak`]).
@@ -196,7 +198,7 @@ impl Plans {
         wipe(&mut self.tweaks);
         self.radices.clear();
         self.spans.clear();
-        self.recent.clear();
+        self.recent_len = 0;
         self.distinct_tweaks = 0;
         self.shared_tweaks = 0;
         trim(&mut self.chars, Self::ROOM);
@@ -236,21 +238,23 @@ impl Plans {
             last[..n].copy_from_slice(&t[t.len() - n..]);
             u64::from_le_bytes(last)
         }
-        let hit = self.recent.iter().position(|(_, r)| {
+        let recent = &mut self.recent[..self.recent_len];
+        let hit = recent.iter().position(|(_, r)| {
             let earlier = &tweaks[r.clone()];
             earlier.len() == built.len() && tail(earlier) == tail(built) && earlier == built
         });
         match hit {
             Some(k) => {
+                recent[..=k].rotate_right(1);
                 wipe_from(&mut self.tweaks, start);
                 self.shared_tweaks += 1;
-                self.recent[..=k].rotate_right(1);
             }
             None => {
-                self.recent.truncate(Self::RECENT - 1);
-                let id = self.distinct_tweaks;
+                // The least recent is forgotten when all places are taken.
+                self.recent_len = (self.recent_len + 1).min(Self::RECENT);
+                self.recent[..self.recent_len].rotate_right(1);
+                self.recent[0] = (self.distinct_tweaks, start..self.tweaks.len());
                 self.distinct_tweaks += 1;
-                self.recent.insert(0, (id, start..self.tweaks.len()));
             }
         }
         self.recent[0].clone()

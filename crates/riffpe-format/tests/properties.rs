@@ -222,12 +222,14 @@ proptest! {
             }
         }
         let c = cipher(Format::named("phone").unwrap());
-        let under = [b"c\0", b"c\x01"].map(|context| cipher(Format::named("phone").unwrap()).context(context));
+        let under = [b"c\0", b"c\x01"]
+            .map(|context| cipher(Format::named("phone").unwrap()).context(context));
         let tokens = c.encrypt_many_with_contexts(&rows).unwrap();
         for ((value, context), token) in rows.iter().zip(&tokens) {
             prop_assert_eq!(&under[usize::from(context[1])].encrypt(value).unwrap(), token);
         }
-        let back: Vec<(&str, [u8; 2])> = tokens.iter().zip(&rows).map(|(t, r)| (t.as_str(), r.1)).collect();
+        let back: Vec<(&str, [u8; 2])> =
+            tokens.iter().zip(&rows).map(|(t, r)| (t.as_str(), r.1)).collect();
         let plain = c.decrypt_many_with_contexts(&back).unwrap();
         prop_assert!(plain.iter().zip(&rows).all(|(p, (v, _))| p == v));
 

@@ -1037,6 +1037,20 @@ pub(crate) fn trim<T>(buffer: &mut Vec<T>, most: usize) {
     }
 }
 
+/// `values` taken apart for encryption under no context, in one [`Plans`].
+#[cfg(test)]
+pub(crate) fn planned(format: &Format, values: &[&str]) -> Plans {
+    let encoding = format.encoding();
+    let mut plans = Plans::default();
+    for v in values {
+        let direction = Some(Direction::Encrypt);
+        format
+            .plan(&mut plans, v, &encoding, b"", direction)
+            .unwrap();
+    }
+    plans
+}
+
 /// The product of `radices`, saturating.
 pub(crate) fn domain_size(radices: &[u32]) -> u128 {
     radices
@@ -1065,12 +1079,7 @@ mod tests {
             "555 010 6666",
             "(555) 010-7777",
         ];
-        let mut plans = Plans::default();
-        for v in values {
-            format
-                .plan(&mut plans, v, &encoding, b"", Some(Direction::Encrypt))
-                .unwrap();
-        }
+        let plans = planned(&format, &values);
         let ids: Vec<usize> = (0..values.len()).map(|i| plans.tweak_id(i)).collect();
         assert_eq!(ids, [0, 1, 0, 2, 3, 0, 4, 5]);
         assert_eq!(plans.shared_tweaks(), 2);

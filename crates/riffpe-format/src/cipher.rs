@@ -390,10 +390,6 @@ impl FormatCipher {
                 .permutations(radices, self.bytes_per_value, self.selection)
                 .map_err(|error| at((None, error)))?;
             let width = radices.len();
-            if plans.shared_tweaks() == 0 {
-                run(&fpe, width, members, None).map_err(at)?;
-                continue;
-            }
             // Values of one tweak (a shape without kept characters, one context) share its
             // set-up, a lane set or the whole group at a time; the others run each under its own.
             let least = fpe.lanes().min(members.len());

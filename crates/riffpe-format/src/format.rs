@@ -139,8 +139,6 @@ pub(crate) struct Plans {
     recent_len: usize,
     /// Distinct tweaks kept so far: the next one's id.
     distinct_tweaks: usize,
-    /// Values whose tweak lies where an earlier value's does ([`Plans::share_tweak`]).
-    shared_tweaks: usize,
 }
 
 /// Where one value's parts lie in the buffers of [`Plans`].
@@ -200,7 +198,6 @@ impl Plans {
         self.spans.clear();
         self.recent_len = 0;
         self.distinct_tweaks = 0;
-        self.shared_tweaks = 0;
         trim(&mut self.chars, Self::ROOM);
         trim(&mut self.symbols, Self::ROOM);
         trim(&mut self.digits, Self::ROOM);
@@ -231,23 +228,12 @@ impl Plans {
     fn share_tweak(&mut self, start: usize) -> (usize, core::ops::Range<usize>) {
         let tweaks = &self.tweaks;
         let built = &tweaks[start..];
-        // Tweaks of one format differ at their ends (kept characters, context) if at all.
-        fn tail(t: &[u8]) -> u64 {
-            let mut last = [0; 8];
-            let n = t.len().min(8);
-            last[..n].copy_from_slice(&t[t.len() - n..]);
-            u64::from_le_bytes(last)
-        }
         let recent = &mut self.recent[..self.recent_len];
-        let hit = recent.iter().position(|(_, r)| {
-            let earlier = &tweaks[r.clone()];
-            earlier.len() == built.len() && tail(earlier) == tail(built) && earlier == built
-        });
+        let hit = recent.iter().position(|(_, r)| tweaks[r.clone()] == *built);
         match hit {
             Some(k) => {
                 recent[..=k].rotate_right(1);
                 wipe_from(&mut self.tweaks, start);
-                self.shared_tweaks += 1;
             }
             None => {
                 // The least recent is forgotten when all places are taken.
@@ -258,11 +244,6 @@ impl Plans {
             }
         }
         self.recent[0].clone()
-    }
-
-    /// How many values' tweaks lie where an earlier value's does.
-    pub(crate) fn shared_tweaks(&self) -> usize {
-        self.shared_tweaks
     }
 
     /// How many distinct tweak ids the values have: ids are below it.
@@ -1082,7 +1063,7 @@ mod tests {
         let plans = planned(&format, &values);
         let ids: Vec<usize> = (0..values.len()).map(|i| plans.tweak_id(i)).collect();
         assert_eq!(ids, [0, 1, 0, 2, 3, 0, 4, 5]);
-        assert_eq!(plans.shared_tweaks(), 2);
+        assert_eq!(plans.len() - plans.distinct_tweaks(), 2);
         assert_eq!(plans.distinct_tweaks(), 6);
         let alone = |v| {
             let plans = format.plan_one(v, &encoding, b"", Some(Direction::Encrypt));
